@@ -1,0 +1,47 @@
+// The connection every query and action subcommand makes: find the
+// configuration directory, read gantry.conf for the controller's address
+// and the authentication type, and call the controller with a token.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "common/auth/identity.h"
+#include "common/rpc/channel.h"
+#include "common/util/result.h"
+#include "gantry/v1/controller.grpc.pb.h"
+
+namespace gantry::cli {
+
+// --conf-dir if given, else $GANTRY_CONF_DIR, else /etc/gantry.
+std::string resolveConfDir(const std::string& fromOption);
+
+// Adds --conf-dir to a subcommand's parser.
+void addConfDirOption(CLI::App& app, std::string& confDir);
+
+class ControllerClient {
+ public:
+  // Reads <confDir>/gantry.conf; fails naming the file or the auth problem.
+  static Result<ControllerClient> connect(const std::string& confDirOption);
+
+  // Runs one call with a fresh context (token + deadline). `invoke` gets
+  // the stub, the context and the response to fill.
+  template <typename Response, typename Invoke>
+  Result<Response> call(Invoke invoke) const {
+    auto context = rpc::makeCallContext(*authenticator_);
+    if (!context) return Error{"cannot authenticate to the controller: " + context.error()};
+    Response response;
+    grpc::Status status = invoke(*stub_, context->get(), &response);
+    if (!status.ok()) return Error{rpc::describeFailure(status, "controller at " + endpoint_)};
+    return response;
+  }
+
+ private:
+  std::shared_ptr<gantry::v1::Controller::Stub> stub_;
+  std::shared_ptr<auth::Authenticator> authenticator_;
+  std::string endpoint_;
+};
+
+}  // namespace gantry::cli

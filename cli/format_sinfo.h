@@ -1,0 +1,43 @@
+// sinfo's views: the partition summary, the node-oriented list (-N), the
+// reasons list (-R), with "-o" codes and "-O" names.
+//
+// Rows group nodes the way Slurm does: nodes whose displayed values are all
+// equal (other than node list and counts) share a row. Partition fields
+// split rows per partition; a format without them lists each node once.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/format_fields.h"
+#include "common/util/result.h"
+#include "gantry/v1/types.pb.h"
+
+namespace gantry::cli {
+
+enum class SinfoView { kPartitions, kNodes, kReasons };
+
+// The format Slurm uses for each view.
+LineFormat defaultSinfoFormat(SinfoView view);
+
+// "-o/--format" codes: %P %R %a %l %D %T %t %N %c %m %G %E %z %C %u %H %f.
+Result<LineFormat> parseSinfoFormat(const std::string& format);
+
+// "-O/--Format" names: NodeList, Partition, PartitionName, Available, Time,
+// Nodes, StateLong, StateCompact, CPUs, CPUsState, Memory, AllocMem, Gres,
+// GresUsed, Reason, User, Timestamp, Features, SocketCoreThread, Sockets,
+// Cores, Threads, NodeAddr, NodeHost.
+Result<LineFormat> parseSinfoFieldList(const std::string& list);
+
+struct SinfoRenderOptions {
+  SinfoView view = SinfoView::kPartitions;
+  bool header = true;
+};
+
+// Nodes and partitions as the controller listed them; partition membership
+// comes from each partition's node expression.
+std::string renderSinfo(const LineFormat& format, const std::vector<gantry::v1::Partition>& partitions,
+                        const std::vector<gantry::v1::Node>& nodes,
+                        const SinfoRenderOptions& options);
+
+}  // namespace gantry::cli

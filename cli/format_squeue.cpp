@@ -1,0 +1,110 @@
+#include "cli/format_squeue.h"
+
+#include <functional>
+#include <map>
+
+#include "cli/job_fields.h"
+#include "cli/time_format.h"
+
+namespace gantry::cli {
+namespace {
+
+using gantry::v1::Job;
+using JobValue = std::function<std::string(const Job&, int64_t now)>;
+
+struct JobField {
+  const char* code;  // "-o" letter, or "" when the field has none
+  const char* name;  // "-O" name, lowercase
+  const char* header;
+  JobValue value;
+};
+
+std::string timeLimit(const Job& job) {
+  if (job.time_limit_minutes() < 0) return "UNLIMITED";
+  if (job.time_limit_minutes() == 0) return "NOT_SET";
+  return formatLimitMinutes(job.time_limit_minutes(), "UNLIMITED");
+}
+
+const std::vector<JobField>& jobFields() {
+  static const std::vector<JobField> fields = {
+      {"i", "jobid", "JOBID", [](const Job& j, int64_t) { return std::to_string(j.job_id()); }},
+      {"j", "name", "NAME", [](const Job& j, int64_t) { return j.spec().name(); }},
+      {"u", "username", "USER", [](const Job& j, int64_t) { return j.user(); }},
+      {"T", "state", "STATE", [](const Job& j, int64_t) { return jobStateName(j.state()); }},
+      {"t", "statecompact", "ST", [](const Job& j, int64_t) { return jobStateCompact(j.state()); }},
+      {"M", "timeused", "TIME",
+       [](const Job& j, int64_t now) { return formatElapsedShort(jobRunSeconds(j, now)); }},
+      {"D", "numnodes", "NODES", [](const Job& j, int64_t) { return std::to_string(jobNodeCount(j)); }},
+      {"N", "nodelist", "NODELIST", [](const Job& j, int64_t) { return j.node_list(); }},
+      {"P", "partition", "PARTITION", [](const Job& j, int64_t) { return j.spec().partition(); }},
+      {"R", "reasonlist", "NODELIST(REASON)",
+       [](const Job& j, int64_t) { return jobNodeListOrReason(j); }},
+      {"", "reason", "REASON", [](const Job& j, int64_t) { return jobReason(j); }},
+      {"l", "timelimit", "TIME_LIMIT", [](const Job& j, int64_t) { return timeLimit(j); }},
+      {"C", "numcpus", "CPUS", [](const Job& j, int64_t) { return std::to_string(jobCpuCount(j)); }},
+      {"b", "tres-per-node", "TRES_PER_NODE",
+       [](const Job& j, int64_t) {
+         std::string tres = jobTresPerNode(j);
+         return tres.empty() ? std::string("N/A") : tres;
+       }},
+      {"V", "submittime", "SUBMIT_TIME",
+       [](const Job& j, int64_t) { return formatTimestamp(j.submit_time(), "N/A"); }},
+      {"S", "starttime", "START_TIME",
+       [](const Job& j, int64_t) { return formatTimestamp(j.start_time(), "N/A"); }},
+      {"e", "endtime", "END_TIME",
+       [](const Job& j, int64_t) { return formatTimestamp(j.end_time(), "N/A"); }},
+      {"Z", "workdir", "WORK_DIR", [](const Job& j, int64_t) { return j.spec().work_dir(); }},
+      {"U", "userid", "UID", [](const Job& j, int64_t) { return std::to_string(j.uid()); }},
+      {"", "exitcode", "EXIT_CODE",
+       [](const Job& j, int64_t) {
+         return std::to_string(j.exit_code()) + ":" + std::to_string(j.term_signal());
+       }},
+      {"B", "batchhost", "EXEC_HOST",
+       [](const Job& j, int64_t) { return j.batch_host().empty() ? "n/a" : j.batch_host(); }},
+  };
+  return fields;
+}
+
+// Both "-o" codes and "-O" names resolve to the field's "-O" name.
+const JobField* findField(const std::string& key) {
+  for (const JobField& field : jobFields()) {
+    if (key == field.name || (field.code[0] != '\0' && key == field.code)) return &field;
+  }
+  if (key == "gres") return findField("tres-per-node");  // Slurm's older name
+  return nullptr;
+}
+
+}  // namespace
+
+LineFormat defaultSqueueFormat() {
+  auto format = parseSqueueFormat("%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R");
+  return format.value();
+}
+
+Result<LineFormat> parseSqueueFormat(const std::string& format) {
+  return parsePercentFormat(
+      format, [](const std::string& code) { return findField(code) != nullptr; },
+      "-o/--format");
+}
+
+Result<LineFormat> parseSqueueFieldList(const std::string& list) {
+  return parseFieldList(
+      list,
+      [](const std::string& name) {
+        const JobField* field = findField(name);
+        return field != nullptr && (name == field->name || name == "gres");
+      },
+      "-O/--Format");
+}
+
+std::string renderSqueue(const LineFormat& format, const std::vector<Job>& jobs,
+                         const SqueueRenderOptions& options) {
+  return renderTable<Job>(
+      format, jobs, options.header,
+      [](const std::string& key) { return std::string(findField(key)->header); },
+      [&options](const std::string& key, const Job& job) {
+        return findField(key)->value(job, options.now);
+      });
+}
+
+}  // namespace gantry::cli

@@ -1,0 +1,78 @@
+// sbatch's options and how they become a JobSpec. Everything here is pure:
+// the script is read through an injected reader and the submitting
+// environment arrives as a value, so the whole flow is unit tested.
+//
+// Options come from two places: #SBATCH lines in the script, then the
+// command line, which overrides them. Each value remembers where it was
+// given so an error can name the script line or say "command line".
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/util/result.h"
+#include "gantry/v1/types.pb.h"
+
+namespace gantry::cli {
+
+// Raw option values as typed; validated when the JobSpec is built.
+struct SbatchOptions {
+  std::optional<std::string> nodes, ntasks, cpusPerTask, ntasksPerNode, mem, memPerCpu;
+  std::optional<std::string> partition, jobName, output, error, input, time, chdir;
+  std::optional<std::string> gres, gpus, gpusPerNode, gpusPerSocket, gpusPerTask;
+  std::optional<std::string> cpusPerGpu, memPerGpu, gresFlags, coreSpec, tresPerTask;
+  std::optional<std::string> exportSpec, wrap, confDir;
+  bool hold = false;
+  bool parsable = false;
+  bool exclusive = false;
+  bool testOnly = false;
+  std::optional<bool> requeue;
+  // Long option name (without dashes) -> where its value came from,
+  // e.g. "job.sh:3" or "command line".
+  std::map<std::string, std::string> origin;
+};
+
+// Adds every sbatch option to `app`; values land in `target`, and each
+// option given records `*currentOrigin` as its origin.
+void declareSbatchOptions(CLI::App& app, SbatchOptions& target, const std::string* currentOrigin);
+
+// What sbatch runs in: the exported environment, the current directory,
+// this host's name.
+struct SubmitContext {
+  std::map<std::string, std::string> environment;
+  std::string workDir;
+  std::string submitHost;
+};
+
+// Reads a script file; the error names the file. The path kStdinScript
+// means standard input, used when no script file is named.
+inline constexpr const char* kStdinScript = "-";
+using ScriptReader = std::function<Result<std::string>(const std::string& path)>;
+
+struct Submission {
+  gantry::v1::JobSpec spec;
+  bool parsable = false;
+  bool testOnly = false;
+  std::string confDir;   // --conf-dir as given (empty when absent)
+  std::string helpText;  // non-empty: --help was given, print it and stop
+};
+
+// The whole sbatch front end: command line, script, directives -> JobSpec.
+// Fails with a message naming the option (and the script line for
+// directives) and the rule broken.
+Result<Submission> prepareSubmission(const std::vector<std::string>& args,
+                                     const SubmitContext& context, const ScriptReader& readScript);
+
+// The JobSpec for merged options; `scriptText` is the batch script and
+// `defaultName` the job name when -J is absent (the script's file name,
+// "wrap" for --wrap, "sbatch" for a script read from standard input).
+Result<gantry::v1::JobSpec> buildJobSpec(const SbatchOptions& options, const SubmitContext& context,
+                                         const std::string& scriptText,
+                                         const std::string& defaultName);
+
+}  // namespace gantry::cli

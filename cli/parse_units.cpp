@@ -1,0 +1,199 @@
+#include "cli/parse_units.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <limits>
+#include <string_view>
+
+namespace gantry::cli {
+namespace {
+
+bool allDigits(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+// Parses a decimal number made only of digits; nullopt-like failure via bool.
+bool toUnsigned(std::string_view text, uint64_t& out) {
+  if (!allDigits(text)) return false;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    size_t pos = text.find(sep, start);
+    parts.push_back(text.substr(start, pos == std::string_view::npos ? pos : pos - start));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return parts;
+}
+
+std::string upper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+Error timeError(const std::string& text) {
+  return Error{"invalid time limit '" + text +
+               "': expected minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS or UNLIMITED"};
+}
+
+}  // namespace
+
+Result<int64_t> parseTimeLimitMinutes(const std::string& text) {
+  std::string word = upper(text);
+  if (word == "UNLIMITED" || word == "INFINITE" || word == "-1") return kUnlimitedMinutes;
+
+  uint64_t days = 0;
+  std::string_view clock = text;
+  size_t dash = clock.find('-');
+  bool hasDays = dash != std::string_view::npos;
+  if (hasDays) {
+    if (!toUnsigned(clock.substr(0, dash), days)) return timeError(text);
+    clock = clock.substr(dash + 1);
+  }
+  std::vector<std::string_view> parts = split(clock, ':');
+  if (parts.size() > 3) return timeError(text);
+  std::vector<uint64_t> numbers;
+  for (std::string_view part : parts) {
+    uint64_t n = 0;
+    if (!toUnsigned(part, n)) return timeError(text);
+    numbers.push_back(n);
+  }
+
+  uint64_t hours = 0, minutes = 0, seconds = 0;
+  if (hasDays) {
+    // With a day count the first field is hours: D-H, D-H:M, D-H:M:S.
+    hours = numbers[0];
+    if (numbers.size() > 1) minutes = numbers[1];
+    if (numbers.size() > 2) seconds = numbers[2];
+  } else if (numbers.size() == 1) {
+    minutes = numbers[0];
+  } else if (numbers.size() == 2) {
+    minutes = numbers[0];
+    seconds = numbers[1];
+  } else {
+    hours = numbers[0];
+    minutes = numbers[1];
+    seconds = numbers[2];
+  }
+  constexpr uint64_t kLimit = uint64_t{1} << 40;
+  if (days > kLimit || hours > kLimit || minutes > kLimit || seconds > kLimit) {
+    return Error{"invalid time limit '" + text + "': value too large"};
+  }
+  uint64_t total = days * 24 * 60 + hours * 60 + minutes + (seconds + 59) / 60;
+  return static_cast<int64_t>(total);
+}
+
+Result<uint64_t> parseMemoryMb(const std::string& text) {
+  std::string_view digits = text;
+  uint64_t divisorKb = 0;  // when set, the number is in KB and rounds up
+  uint64_t multiplier = 1;
+  if (!digits.empty() && std::isalpha(static_cast<unsigned char>(digits.back()))) {
+    char suffix = static_cast<char>(std::toupper(static_cast<unsigned char>(digits.back())));
+    digits.remove_suffix(1);
+    switch (suffix) {
+      case 'K': divisorKb = 1024; break;
+      case 'M': multiplier = 1; break;
+      case 'G': multiplier = 1024; break;
+      case 'T': multiplier = 1024 * 1024; break;
+      default:
+        return Error{"invalid size '" + text + "': unit must be K, M, G or T"};
+    }
+  }
+  uint64_t number = 0;
+  if (!toUnsigned(digits, number)) {
+    return Error{"invalid size '" + text + "': expected a whole number with optional K, M, G or T"};
+  }
+  if (divisorKb != 0) return (number + divisorKb - 1) / divisorKb;
+  if (number > std::numeric_limits<uint64_t>::max() / multiplier) {
+    return Error{"invalid size '" + text + "': value too large"};
+  }
+  return number * multiplier;
+}
+
+Result<int32_t> parseCount(const std::string& text, bool allowZero) {
+  uint64_t n = 0;
+  if (!toUnsigned(text, n) || n > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+    return Error{"invalid count '" + text + "': expected a whole number"};
+  }
+  if (n == 0 && !allowZero) return Error{"invalid count '" + text + "': must be at least 1"};
+  return static_cast<int32_t>(n);
+}
+
+Result<NodeRange> parseNodeRange(const std::string& text) {
+  size_t dash = text.find('-');
+  NodeRange range;
+  auto first = parseCount(text.substr(0, dash));
+  if (!first) return Error{"invalid node count '" + text + "': expected N or MIN-MAX"};
+  range.min = *first;
+  if (dash == std::string::npos) return range;
+  auto second = parseCount(text.substr(dash + 1));
+  if (!second) return Error{"invalid node count '" + text + "': expected N or MIN-MAX"};
+  if (*second < range.min) {
+    return Error{"invalid node count '" + text + "': maximum is below minimum"};
+  }
+  range.max = *second;
+  return range;
+}
+
+Result<std::vector<GresItem>> parseGresList(const std::string& text) {
+  std::vector<GresItem> items;
+  for (std::string_view entry : split(text, ',')) {
+    std::vector<std::string_view> fields = split(entry, ':');
+    if (entry.empty() || fields.size() > 3 || fields[0].empty()) {
+      return Error{"invalid GRES '" + std::string(entry) + "' in '" + text +
+                   "': expected name[:type][:count]"};
+    }
+    GresItem item;
+    item.name = std::string(fields[0]);
+    // The last field is the count when it is a number; otherwise it is a type.
+    if (fields.size() >= 2) {
+      uint64_t count = 0;
+      bool lastIsCount = toUnsigned(fields.back(), count);
+      if (fields.size() == 3 && !lastIsCount) {
+        return Error{"invalid GRES '" + std::string(entry) + "': count '" +
+                     std::string(fields.back()) + "' is not a number"};
+      }
+      if (lastIsCount) {
+        if (count == 0) {
+          return Error{"invalid GRES '" + std::string(entry) + "': count must be at least 1"};
+        }
+        item.count = count;
+        if (fields.size() == 3) item.type = std::string(fields[1]);
+      } else {
+        item.type = std::string(fields[1]);
+      }
+      if (fields.size() == 3 && fields[1].empty()) {
+        return Error{"invalid GRES '" + std::string(entry) + "': empty type"};
+      }
+    }
+    items.push_back(std::move(item));
+  }
+  return items;
+}
+
+Result<GpuCount> parseGpuCount(const std::string& text) {
+  GpuCount gpus;
+  std::string countText = text;
+  size_t colon = text.rfind(':');
+  if (colon != std::string::npos) {
+    gpus.type = text.substr(0, colon);
+    countText = text.substr(colon + 1);
+    if (gpus.type.empty() || gpus.type.find(':') != std::string::npos) {
+      return Error{"invalid GPU count '" + text + "': expected [type:]N"};
+    }
+  }
+  auto count = parseCount(countText);
+  if (!count) return Error{"invalid GPU count '" + text + "': expected [type:]N with N >= 1"};
+  gpus.count = *count;
+  return gpus;
+}
+
+}  // namespace gantry::cli

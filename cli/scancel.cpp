@@ -1,0 +1,57 @@
+// gantry scancel: cancel or signal jobs by id or by user.
+#include "cli/arg_parsing.h"
+#include "cli/controller_client.h"
+#include "cli/signal_names.h"
+#include "cli/subcommands.h"
+
+namespace gantry::cli {
+
+int runScancel(const std::vector<std::string>& args) {
+  std::vector<std::string> jobIds;
+  std::string user, signal, confDir;
+  CLI::App app{"gantry scancel: cancel or signal jobs", "scancel"};
+  app.set_help_flag("--help", "print this help");
+  app.add_option("jobid", jobIds, "job ids");
+  app.add_option("-u,--user", user, "cancel every job of this user");
+  app.add_option("-s,--signal", signal, "send this signal instead of cancelling");
+  addConfDirOption(app, confDir);
+  auto parsed = parseWords(app, args);
+  if (!parsed) return reportError("scancel", parsed.error());
+  if (parsed->helpRequested) {
+    std::cout << parsed->helpText;
+    return 0;
+  }
+
+  gantry::v1::CancelJobRequest request;
+  for (const std::string& id : jobIds) {
+    try {
+      size_t used = 0;
+      unsigned long long value = std::stoull(id, &used);
+      if (used != id.size() || id.front() == '-') throw std::invalid_argument(id);
+      request.add_job_ids(value);
+    } catch (const std::exception&) {
+      return reportError("scancel", "Invalid job id " + id);
+    }
+  }
+  if (request.job_ids().empty() && user.empty()) {
+    return reportError("scancel", "no job identification provided: give job ids or -u USER");
+  }
+  request.set_user(user);
+  if (!signal.empty()) {
+    auto number = parseSignal(signal);
+    if (!number) return reportError("scancel", "-s/--signal: " + number.error());
+    request.set_signal(*number);
+  }
+
+  auto client = ControllerClient::connect(confDir);
+  if (!client) return reportError("scancel", client.error());
+  auto response = client->call<gantry::v1::CancelJobResponse>(
+      [&](auto& stub, grpc::ClientContext* context, auto* out) {
+        return stub.CancelJob(context, request, out);
+      });
+  if (!response) return reportError("scancel", response.error());
+  for (const std::string& error : response->errors()) reportError("scancel", error);
+  return response->errors().empty() ? 0 : 1;
+}
+
+}  // namespace gantry::cli

@@ -1,0 +1,280 @@
+// gantry scontrol: show jobs, nodes, partitions, config and host lists;
+// update nodes; suspend, resume, hold and release jobs.
+#include <grp.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <ctime>
+
+#include "cli/arg_parsing.h"
+#include "cli/controller_client.h"
+#include "cli/json_render.h"
+#include "cli/scontrol_render.h"
+#include "cli/scontrol_update.h"
+#include "cli/subcommands.h"
+#include "common/hostlist/hostlist.h"
+
+namespace gantry::cli {
+namespace {
+
+constexpr const char* kCommand = "scontrol";
+
+struct ScontrolOptions {
+  std::vector<std::string> words;
+  bool details = false;
+  bool json = false;
+  std::string confDir;
+};
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+std::string groupName(uint32_t gid) {
+  struct group entry {};
+  struct group* found = nullptr;
+  char buffer[4096];
+  if (getgrgid_r(gid, &entry, buffer, sizeof buffer, &found) == 0 && found != nullptr) {
+    return found->gr_name;
+  }
+  return std::to_string(gid);
+}
+
+RenderOptions renderOptions(const ScontrolOptions& options) {
+  return RenderOptions{.details = options.details,
+                       .now = static_cast<int64_t>(std::time(nullptr)),
+                       .groupName = groupName};
+}
+
+Result<uint64_t> parseJobId(const std::string& text) {
+  try {
+    size_t used = 0;
+    unsigned long long value = std::stoull(text, &used);
+    if (used == text.size() && text.front() != '-') return static_cast<uint64_t>(value);
+  } catch (const std::exception&) {
+  }
+  return Error{"Invalid job id specified: '" + text + "'"};
+}
+
+// Prints records (or JSON) for one "show" entity.
+template <typename Message, typename Render>
+int printRecords(const ScontrolOptions& options, const std::string& jsonKey,
+                 const std::vector<Message>& items, Render render) {
+  if (options.json) {
+    std::cout << dumpJson(listToJson(jsonKey, items));
+    return 0;
+  }
+  std::vector<std::string> records;
+  for (const Message& item : items) records.push_back(render(item, renderOptions(options)));
+  std::cout << joinRecords(records);
+  return 0;
+}
+
+int showJobs(const ControllerClient& client, const ScontrolOptions& options,
+             const std::vector<std::string>& rest) {
+  gantry::v1::ListJobsRequest request;
+  request.set_include_finished(true);
+  if (!rest.empty()) {
+    auto id = parseJobId(rest.front());
+    if (!id) return reportError(kCommand, id.error());
+    request.add_job_ids(*id);
+  }
+  auto response = client.call<gantry::v1::ListJobsResponse>(
+      [&](auto& stub, grpc::ClientContext* context, auto* out) {
+        return stub.ListJobs(context, request, out);
+      });
+  if (!response) return reportError(kCommand, response.error());
+  if (!rest.empty() && response->jobs().empty()) {
+    return reportError(kCommand, "Invalid job id specified: " + rest.front());
+  }
+  if (rest.empty() && response->jobs().empty() && !options.json) {
+    std::cout << "No jobs in the system\n";
+    return 0;
+  }
+  std::vector<gantry::v1::Job> jobs(response->jobs().begin(), response->jobs().end());
+  return printRecords(options, "jobs", jobs, renderJob);
+}
+
+int showNodes(const ControllerClient& client, const ScontrolOptions& options,
+              const std::vector<std::string>& rest) {
+  gantry::v1::ListNodesRequest request;
+  if (!rest.empty()) {
+    auto names = hostlist::expand(rest.front());
+    if (!names) return reportError(kCommand, "show node: " + names.error());
+    for (const std::string& name : *names) request.add_names(name);
+  }
+  auto response = client.call<gantry::v1::ListNodesResponse>(
+      [&](auto& stub, grpc::ClientContext* context, auto* out) {
+        return stub.ListNodes(context, request, out);
+      });
+  if (!response) return reportError(kCommand, response.error());
+  if (!rest.empty() && response->nodes().empty()) {
+    return reportError(kCommand, "Node " + rest.front() + " not found");
+  }
+  std::vector<gantry::v1::Node> nodes(response->nodes().begin(), response->nodes().end());
+  return printRecords(options, "nodes", nodes, renderNode);
+}
+
+int showPartitions(const ControllerClient& client, const ScontrolOptions& options,
+                   const std::vector<std::string>& rest) {
+  gantry::v1::ListPartitionsRequest request;
+  if (!rest.empty()) request.add_names(rest.front());
+  auto response = client.call<gantry::v1::ListPartitionsResponse>(
+      [&](auto& stub, grpc::ClientContext* context, auto* out) {
+        return stub.ListPartitions(context, request, out);
+      });
+  if (!response) return reportError(kCommand, response.error());
+  if (!rest.empty() && response->partitions().empty()) {
+    return reportError(kCommand, "Partition " + rest.front() + " not found");
+  }
+  std::vector<gantry::v1::Partition> partitions(response->partitions().begin(),
+                                                response->partitions().end());
+  return printRecords(options, "partitions", partitions, renderPartition);
+}
+
+int showConfig(const ControllerClient& client, const ScontrolOptions& options) {
+  auto response = client.call<gantry::v1::GetConfigResponse>(
+      [](auto& stub, grpc::ClientContext* context, auto* out) {
+        return stub.GetConfig(context, gantry::v1::GetConfigRequest{}, out);
+      });
+  if (!response) return reportError(kCommand, response.error());
+  std::vector<gantry::v1::ConfigEntry> entries(response->entries().begin(),
+                                               response->entries().end());
+  if (options.json) {
+    nlohmann::json config = nlohmann::json::object();
+    for (const auto& entry : entries) config[entry.key()] = entry.value();
+    std::cout << dumpJson(nlohmann::json{{"config", config}});
+    return 0;
+  }
+  std::cout << renderConfig(entries, renderOptions(options));
+  return 0;
+}
+
+// hostnames/hostlist need no controller.
+int showHostnames(const ScontrolOptions& options, const std::vector<std::string>& rest) {
+  std::string expr;
+  if (!rest.empty()) {
+    expr = rest.front();
+  } else if (const char* env = std::getenv("SLURM_JOB_NODELIST"); env != nullptr) {
+    expr = env;
+  } else {
+    return reportError(kCommand, "show hostnames: give a host list or set SLURM_JOB_NODELIST");
+  }
+  auto names = hostlist::expand(expr);
+  if (!names) return reportError(kCommand, "show hostnames: " + names.error());
+  if (options.json) {
+    std::cout << dumpJson(nlohmann::json{{"hostnames", *names}});
+    return 0;
+  }
+  for (const std::string& name : *names) std::cout << name << "\n";
+  return 0;
+}
+
+int showHostlist(const ScontrolOptions& options, const std::vector<std::string>& rest) {
+  if (rest.empty()) return reportError(kCommand, "show hostlist: give a comma-separated host list");
+  auto names = hostlist::expand(rest.front());
+  if (!names) return reportError(kCommand, "show hostlist: " + names.error());
+  std::string compressed = hostlist::compress(*names);
+  if (options.json) {
+    std::cout << dumpJson(nlohmann::json{{"hostlist", compressed}});
+    return 0;
+  }
+  std::cout << compressed << "\n";
+  return 0;
+}
+
+int show(const ScontrolOptions& options, const std::vector<std::string>& words) {
+  if (words.size() < 2) {
+    return reportError(kCommand, "show: what to show? job, node, partition, config, hostnames, hostlist");
+  }
+  std::string entity = lower(words[1]);
+  std::vector<std::string> rest(words.begin() + 2, words.end());
+  if (entity == "hostnames") return showHostnames(options, rest);
+  if (entity == "hostlist") return showHostlist(options, rest);
+  bool known = entity == "job" || entity == "jobs" || entity == "node" || entity == "nodes" ||
+               entity == "partition" || entity == "partitions" || entity == "config";
+  if (!known) {
+    return reportError(kCommand, "show: unknown entity '" + words[1] +
+                                     "'; expected job, node, partition, config, hostnames, hostlist");
+  }
+  auto client = ControllerClient::connect(options.confDir);
+  if (!client) return reportError(kCommand, client.error());
+  if (entity == "job" || entity == "jobs") return showJobs(*client, options, rest);
+  if (entity == "node" || entity == "nodes") return showNodes(*client, options, rest);
+  if (entity == "partition" || entity == "partitions") return showPartitions(*client, options, rest);
+  return showConfig(*client, options);
+}
+
+int update(const ScontrolOptions& options, const std::vector<std::string>& words) {
+  auto request = parseNodeUpdate(std::vector<std::string>(words.begin() + 1, words.end()));
+  if (!request) return reportError(kCommand, request.error());
+  auto client = ControllerClient::connect(options.confDir);
+  if (!client) return reportError(kCommand, client.error());
+  auto response = client->call<gantry::v1::UpdateNodeResponse>(
+      [&](auto& stub, grpc::ClientContext* context, auto* out) {
+        return stub.UpdateNode(context, *request, out);
+      });
+  if (!response) return reportError(kCommand, response.error());
+  return 0;
+}
+
+// suspend, resume, hold, release: one call per job id.
+int jobAction(const ScontrolOptions& options, const std::vector<std::string>& words) {
+  std::string action = lower(words[0]);
+  if (words.size() < 2) return reportError(kCommand, action + ": give one or more job ids");
+  std::vector<uint64_t> ids;
+  for (size_t i = 1; i < words.size(); ++i) {
+    auto id = parseJobId(words[i]);
+    if (!id) return reportError(kCommand, action + ": " + id.error());
+    ids.push_back(*id);
+  }
+  auto client = ControllerClient::connect(options.confDir);
+  if (!client) return reportError(kCommand, client.error());
+  int status = 0;
+  for (uint64_t id : ids) {
+    gantry::v1::JobActionRequest request;
+    request.set_job_id(id);
+    auto response = client->call<gantry::v1::JobActionResponse>(
+        [&](auto& stub, grpc::ClientContext* context, auto* out) {
+          if (action == "suspend") return stub.SuspendJob(context, request, out);
+          if (action == "resume") return stub.ResumeJob(context, request, out);
+          if (action == "hold") return stub.HoldJob(context, request, out);
+          return stub.ReleaseJob(context, request, out);
+        });
+    if (!response) status = reportError(kCommand, action + " job " + std::to_string(id) + ": " +
+                                                      response.error());
+  }
+  return status;
+}
+
+}  // namespace
+
+int runScontrol(const std::vector<std::string>& args) {
+  ScontrolOptions options;
+  CLI::App app{"gantry scontrol: view and change controller state", "scontrol"};
+  app.set_help_flag("--help", "print this help");
+  app.add_option("command", options.words,
+                 "show job|node|partition|config|hostnames|hostlist [name], "
+                 "update NodeName=... State=... Reason=..., suspend|resume|hold|release JOBID");
+  app.add_flag("-d,--details", options.details, "more detail (allocations, GRES use)");
+  app.add_flag("--json", options.json, "print JSON");
+  addConfDirOption(app, options.confDir);
+  auto parsed = parseWords(app, args);
+  if (!parsed) return reportError(kCommand, parsed.error());
+  if (parsed->helpRequested) {
+    std::cout << parsed->helpText;
+    return 0;
+  }
+  if (options.words.empty()) return reportError(kCommand, "no command given; see --help");
+  std::string command = lower(options.words[0]);
+  if (command == "show") return show(options, options.words);
+  if (command == "update") return update(options, options.words);
+  if (command == "suspend" || command == "resume" || command == "hold" || command == "release") {
+    return jobAction(options, options.words);
+  }
+  return reportError(kCommand, "unknown command '" + options.words[0] +
+                                   "'; expected show, update, suspend, resume, hold or release");
+}
+
+}  // namespace gantry::cli

@@ -1,0 +1,274 @@
+#include "cli/scontrol_render.h"
+
+#include <algorithm>
+#include <set>
+
+#include "cli/job_fields.h"
+#include "cli/time_format.h"
+#include "common/gres/index_list.h"
+
+namespace gantry::cli {
+namespace {
+
+// Collects "Key=Value" pairs into lines: the first line flush left, the
+// rest indented by three spaces.
+class Record {
+ public:
+  Record& add(const std::string& key, const std::string& value) {
+    if (!current_.empty()) current_ += " ";
+    current_ += key + "=" + value;
+    return *this;
+  }
+  Record& addIf(bool condition, const std::string& key, const std::string& value) {
+    return condition ? add(key, value) : *this;
+  }
+  // Ends the current line.
+  Record& next() {
+    if (!current_.empty()) lines_.push_back(current_);
+    current_.clear();
+    return *this;
+  }
+  // A line printed as it is (detail lines carry their own indentation).
+  Record& raw(const std::string& line) {
+    next();
+    rawLines_.insert(lines_.size());
+    lines_.push_back(line);
+    return *this;
+  }
+  std::string str() {
+    next();
+    std::string out;
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      if (i > 0 && !rawLines_.count(i)) out += "   ";
+      out += lines_[i] + "\n";
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::string> lines_;
+  std::set<size_t> rawLines_;
+  std::string current_;
+};
+
+// scontrol pads configuration keys to this width so the '=' signs align.
+constexpr size_t kConfigKeyWidth = 23;
+
+std::string orNull(const std::string& text) { return text.empty() ? "(null)" : text; }
+
+std::string yesNo(bool value) { return value ? "YES" : "NO"; }
+
+std::string limitLong(int64_t minutes, const std::string& zeroWord) {
+  if (minutes < 0) return "UNLIMITED";
+  if (minutes == 0) return zeroWord;
+  return formatElapsedLong(minutes * 60);
+}
+
+// stdout/stderr paths as scontrol shows them: the pattern with %j and %u
+// filled in, relative paths under the work directory.
+std::string ioPath(const gantry::v1::Job& job, std::string pattern) {
+  if (pattern.empty()) pattern = "slurm-%j.out";
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' && i + 1 < pattern.size()) {
+      char code = pattern[i + 1];
+      if (code == 'j' || code == 'A') {
+        out += std::to_string(job.job_id());
+        ++i;
+        continue;
+      }
+      if (code == 'u') {
+        out += job.user();
+        ++i;
+        continue;
+      }
+      if (code == 'x') {
+        out += job.spec().name();
+        ++i;
+        continue;
+      }
+      if (code == '%') {
+        out += '%';
+        ++i;
+        continue;
+      }
+    }
+    out += pattern[i];
+  }
+  if (!out.empty() && out.front() != '/' && !job.spec().work_dir().empty()) {
+    out = job.spec().work_dir() + "/" + out;
+  }
+  return out;
+}
+
+std::string gpuTres(const gantry::v1::JobSpec& spec, int64_t count) {
+  std::string tres = "gres/gpu";
+  if (!spec.gpu_type().empty()) tres += ":" + spec.gpu_type();
+  return tres + ":" + std::to_string(count);
+}
+
+bool hasFlag(const gantry::v1::JobSpec& spec, const std::string& flag) {
+  for (const auto& f : spec.gres_flags()) {
+    if (f == flag) return true;
+  }
+  return false;
+}
+
+std::string idWithName(const std::string& name, uint32_t id) {
+  return (name.empty() ? std::to_string(id) : name) + "(" + std::to_string(id) + ")";
+}
+
+}  // namespace
+
+std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) {
+  const auto& spec = job.spec();
+  std::string group =
+      options.groupName ? options.groupName(job.gid()) : std::to_string(job.gid());
+  Record r;
+  r.add("JobId", std::to_string(job.job_id())).add("JobName", spec.name()).next();
+  r.add("UserId", idWithName(job.user(), job.uid()))
+      .add("GroupId", group + "(" + std::to_string(job.gid()) + ")")
+      .next();
+  r.add("Priority", std::to_string(spec.priority())).next();
+  r.add("JobState", jobStateName(job.state())).add("Reason", jobReason(job)).next();
+  r.add("Requeue", spec.no_requeue() ? "0" : "1")
+      .add("Restarts", std::to_string(job.restart_count()))
+      .add("BatchFlag", spec.script().empty() ? "0" : "1")
+      .add("ExitCode", std::to_string(job.exit_code()) + ":" + std::to_string(job.term_signal()))
+      .next();
+  r.add("RunTime", formatElapsedLong(jobRunSeconds(job, options.now)))
+      .add("TimeLimit", limitLong(job.time_limit_minutes(), "NONE"))
+      .next();
+  r.add("SubmitTime", formatTimestamp(job.submit_time(), "Unknown")).next();
+  r.add("StartTime", formatTimestamp(job.start_time(), "Unknown"))
+      .add("EndTime", formatTimestamp(job.end_time(), "Unknown"))
+      .next();
+  r.add("SuspendTime", formatTimestamp(job.suspend_time(), "None"))
+      .add("SecsPreSuspend", std::to_string(job.pre_suspend_seconds()))
+      .next();
+  r.add("Partition", orNull(spec.partition())).next();
+  r.add("NodeList", orNull(job.node_list())).next();
+  r.addIf(!job.batch_host().empty(), "BatchHost", job.batch_host()).next();
+  r.add("NumNodes", std::to_string(jobNodeCount(job)))
+      .add("NumCPUs", std::to_string(jobCpuCount(job)))
+      .add("NumTasks", std::to_string(std::max(spec.ntasks(), 1)))
+      .add("CPUs/Task", std::to_string(std::max(spec.cpus_per_task(), 1)))
+      .next();
+  r.add("NtasksPerN:B:S:C", std::to_string(spec.ntasks_per_node()) + ":0:*:*")
+      .add("CoreSpec", spec.core_spec() > 0 ? std::to_string(spec.core_spec()) : "*")
+      .next();
+  if (options.details) {
+    for (const auto& node : job.allocation()) {
+      std::vector<int> cores(node.cores().begin(), node.cores().end());
+      std::string line = "     Nodes=" + node.node() + " CPU_IDs=" + gres::formatIndexList(cores) +
+                         " Mem=" + std::to_string(node.memory_mb());
+      if (!node.gres().empty()) line += " GRES=" + node.gres();
+      r.raw(line);
+    }
+  }
+  if (spec.mem_per_cpu_mb() > 0) {
+    r.add("MinMemoryCPU", std::to_string(spec.mem_per_cpu_mb()) + "M");
+  } else {
+    r.add("MinMemoryNode", std::to_string(spec.mem_per_node_mb()) + "M");
+  }
+  r.next();
+  r.add("OverSubscribe", spec.exclusive() ? "NO" : "OK").next();
+  r.add("WorkDir", orNull(spec.work_dir())).next();
+  r.add("StdErr", ioPath(job, spec.stderr_pattern().empty() ? spec.stdout_pattern()
+                                                               : spec.stderr_pattern()))
+      .next();
+  r.add("StdIn", spec.stdin_path().empty() ? "/dev/null" : spec.stdin_path()).next();
+  r.add("StdOut", ioPath(job, spec.stdout_pattern())).next();
+  std::string perNode = jobTresPerNode(job);
+  r.addIf(!perNode.empty(), "TresPerNode", perNode).next();
+  r.addIf(spec.gpus() > 0, "TresPerJob", gpuTres(spec, spec.gpus())).next();
+  r.addIf(spec.gpus_per_socket() > 0, "TresPerSocket", gpuTres(spec, spec.gpus_per_socket())).next();
+  r.addIf(spec.gpus_per_task() > 0, "TresPerTask", gpuTres(spec, spec.gpus_per_task())).next();
+  r.addIf(spec.cpus_per_gpu() > 0, "CpusPerTres", "gres/gpu:" + std::to_string(spec.cpus_per_gpu()))
+      .next();
+  r.addIf(spec.mem_per_gpu_mb() > 0, "MemPerTres",
+          "gres/gpu:" + std::to_string(spec.mem_per_gpu_mb()))
+      .next();
+  r.addIf(hasFlag(spec, "enforce-binding"), "GresEnforceBind", "Yes")
+      .addIf(hasFlag(spec, "enforce-links"), "GresEnforceLinks", "Yes")
+      .addIf(hasFlag(spec, "ignore-links"), "GresIgnoreLinks", "Yes");
+  return r.str();
+}
+
+std::string renderNode(const gantry::v1::Node& node, const RenderOptions& options) {
+  Record r;
+  r.add("NodeName", node.name()).add("CoresPerSocket", std::to_string(node.cores_per_socket())).next();
+  r.add("CPUAlloc", std::to_string(node.alloc_cpus())).add("CPUTot", std::to_string(node.cpus())).next();
+  std::string features;
+  for (const auto& f : node.features()) features += (features.empty() ? "" : ",") + f;
+  r.add("AvailableFeatures", orNull(features)).next();
+  r.add("ActiveFeatures", orNull(features)).next();
+  r.add("Gres", orNull(node.gres())).next();
+  if (options.details) r.add("GresUsed", orNull(node.gres_used())).next();
+  r.add("NodeAddr", node.addr().empty() ? node.name() : node.addr())
+      .addIf(node.port() > 0, "Port", std::to_string(node.port()))
+      .next();
+  r.add("RealMemory", std::to_string(node.real_memory_mb()))
+      .add("AllocMem", std::to_string(node.alloc_memory_mb()))
+      .add("Sockets", std::to_string(node.sockets()))
+      .add("Boards", std::to_string(node.boards()))
+      .next();
+  r.add("State", node.state().empty() ? "UNKNOWN" : node.state())
+      .add("ThreadsPerCore", std::to_string(node.threads_per_core()))
+      .next();
+  std::string partitions;
+  for (const auto& p : node.partitions()) partitions += (partitions.empty() ? "" : ",") + p;
+  r.addIf(!partitions.empty(), "Partitions", partitions).next();
+  if (!node.reason().empty()) {
+    std::string reason = node.reason();
+    if (!node.reason_user().empty() || node.reason_time() != 0) {
+      reason += " [" + (node.reason_user().empty() ? std::string("Unknown") : node.reason_user()) +
+                "@" + formatTimestamp(node.reason_time(), "Unknown") + "]";
+    }
+    r.add("Reason", reason);
+  }
+  return r.str();
+}
+
+std::string renderPartition(const gantry::v1::Partition& partition, const RenderOptions&) {
+  Record r;
+  r.add("PartitionName", partition.name()).next();
+  r.add("Default", yesNo(partition.is_default()))
+      .add("DefaultTime", limitLong(partition.default_time_minutes(), "NONE"))
+      .next();
+  r.add("MaxNodes",
+        partition.max_nodes() < 0 ? "UNLIMITED" : std::to_string(partition.max_nodes()))
+      .add("MaxTime", limitLong(partition.max_time_minutes(), "NONE"))
+      .next();
+  r.add("Nodes", orNull(partition.nodes())).next();
+  r.add("PriorityTier", std::to_string(partition.priority_tier()))
+      .add("OverSubscribe", partition.over_subscribe().empty() ? "NO" : partition.over_subscribe())
+      .next();
+  r.add("PreemptMode", partition.preempt_mode().empty() ? "OFF" : partition.preempt_mode()).next();
+  r.add("State", partition.state().empty() ? "UP" : partition.state())
+      .add("TotalCPUs", std::to_string(partition.total_cpus()))
+      .add("TotalNodes", std::to_string(partition.total_nodes()));
+  return r.str();
+}
+
+std::string renderConfig(const std::vector<gantry::v1::ConfigEntry>& entries,
+                         const RenderOptions& options) {
+  std::string out = "Configuration data as of " + formatTimestamp(options.now, "Unknown") + "\n";
+  for (const auto& entry : entries) {
+    std::string key = entry.key();
+    if (key.size() < kConfigKeyWidth) key.resize(kConfigKeyWidth, ' ');
+    out += key + " = " + entry.value() + "\n";
+  }
+  return out;
+}
+
+std::string joinRecords(const std::vector<std::string>& records) {
+  std::string out;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (i > 0) out += "\n";
+    out += records[i];
+  }
+  return out;
+}
+
+}  // namespace gantry::cli

@@ -1,0 +1,51 @@
+#include "cli/scontrol_update.h"
+
+#include <cctype>
+#include <set>
+
+namespace gantry::cli {
+namespace {
+
+std::string upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+}  // namespace
+
+Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::string>& words) {
+  static const std::set<std::string> kStates = {"DOWN", "DRAIN", "RESUME", "IDLE", "UNDRAIN"};
+  gantry::v1::UpdateNodeRequest request;
+  for (const std::string& word : words) {
+    size_t eq = word.find('=');
+    if (eq == std::string::npos) {
+      return Error{"update: '" + word + "' is not of the form Key=Value"};
+    }
+    std::string key = upper(word.substr(0, eq));
+    std::string value = word.substr(eq + 1);
+    if (key == "NODENAME" || key == "NODE") {
+      request.set_node_names(value);
+    } else if (key == "STATE") {
+      std::string state = upper(value);
+      if (!kStates.count(state)) {
+        return Error{"update: State=" + value + ": expected DOWN, DRAIN, RESUME, IDLE or UNDRAIN"};
+      }
+      request.set_state(state);
+    } else if (key == "REASON") {
+      request.set_reason(value);
+    } else {
+      return Error{"update: unknown key '" + word.substr(0, eq) +
+                   "': node updates take NodeName, State and Reason"};
+    }
+  }
+  if (request.node_names().empty()) return Error{"update: NodeName=<nodes> is required"};
+  if (request.state().empty() && request.reason().empty()) {
+    return Error{"update: nothing to change; give State= and/or Reason="};
+  }
+  if ((request.state() == "DOWN" || request.state() == "DRAIN") && request.reason().empty()) {
+    return Error{"update: State=" + request.state() + " requires Reason=\"...\""};
+  }
+  return request;
+}
+
+}  // namespace gantry::cli

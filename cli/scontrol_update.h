@@ -1,0 +1,17 @@
+// `scontrol update NodeName=EXPR State=... Reason=...` as a request. Keys
+// are case-insensitive, as in Slurm; values are kept as written.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/util/result.h"
+#include "gantry/v1/controller.pb.h"
+
+namespace gantry::cli {
+
+// Fails naming the word and the rule: unknown key, missing NodeName,
+// unknown state, or DOWN/DRAIN without a Reason.
+Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::string>& words);
+
+}  // namespace gantry::cli

@@ -1,0 +1,145 @@
+// gantry squeue: list jobs in Slurm's columns or as JSON.
+#include <unistd.h>
+
+#include <ctime>
+#include <set>
+#include <sstream>
+
+#include "cli/arg_parsing.h"
+#include "cli/controller_client.h"
+#include "cli/format_squeue.h"
+#include "cli/job_fields.h"
+#include "cli/json_render.h"
+#include "cli/subcommands.h"
+
+namespace gantry::cli {
+namespace {
+
+struct SqueueOptions {
+  bool noHeader = false;
+  bool json = false;
+  bool me = false;
+  std::string jobs, users, states, partitions, format, longFormat, confDir;
+};
+
+std::vector<std::string> splitCommas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+bool isActive(gantry::v1::JobState state) {
+  return state == gantry::v1::PENDING || state == gantry::v1::CONFIGURING ||
+         state == gantry::v1::RUNNING || state == gantry::v1::SUSPENDED ||
+         state == gantry::v1::COMPLETING;
+}
+
+Result<gantry::v1::ListJobsRequest> buildQuery(const SqueueOptions& options) {
+  gantry::v1::ListJobsRequest request;
+  for (const std::string& id : splitCommas(options.jobs)) {
+    try {
+      size_t used = 0;
+      unsigned long long value = std::stoull(id, &used);
+      if (used != id.size()) throw std::invalid_argument(id);
+      request.add_job_ids(value);
+    } catch (const std::exception&) {
+      return Error{"-j/--jobs: invalid job id '" + id + "'"};
+    }
+  }
+  for (const std::string& word : splitCommas(options.states)) {
+    if (word == "all" || word == "ALL") {
+      request.set_include_finished(true);
+      continue;
+    }
+    auto state = parseJobState(word);
+    if (!state) return Error{"-t/--states: invalid job state '" + word + "'"};
+    request.add_states(*state);
+    if (!isActive(*state)) request.set_include_finished(true);
+  }
+  std::vector<std::string> users = splitCommas(options.users);
+  if (users.size() == 1) request.set_user(users.front());
+  return request;
+}
+
+bool wanted(const gantry::v1::Job& job, const std::set<std::string>& users,
+            const std::set<std::string>& partitions) {
+  if (!users.empty() && !users.count(job.user())) return false;
+  if (!partitions.empty() && !partitions.count(job.spec().partition())) return false;
+  return true;
+}
+
+}  // namespace
+
+int runSqueue(const std::vector<std::string>& args) {
+  SqueueOptions options;
+  CLI::App app{"gantry squeue: list jobs", "squeue"};
+  app.set_help_flag("--help", "print this help");
+  app.add_flag("-h,--noheader", options.noHeader, "omit the header line");
+  app.add_option("-j,--jobs", options.jobs, "comma-separated job ids");
+  app.add_option("-u,--user", options.users, "comma-separated user names");
+  app.add_flag("--me", options.me, "only my jobs (same as -u with my user name)");
+  app.add_option("-t,--states", options.states, "comma-separated states (PD,R,... or all)");
+  app.add_option("-p,--partition", options.partitions, "comma-separated partitions");
+  app.add_option("-o,--format", options.format, "format string of %codes");
+  app.add_option("-O,--Format", options.longFormat, "comma-separated field names");
+  app.add_flag("--json", options.json, "print JSON");
+  addConfDirOption(app, options.confDir);
+  auto parsed = parseWords(app, args);
+  if (!parsed) return reportError("squeue", parsed.error());
+  if (parsed->helpRequested) {
+    std::cout << parsed->helpText;
+    return 0;
+  }
+
+  if (options.me) {
+    if (!options.users.empty()) return reportError("squeue", "--me and -u/--user cannot be combined");
+    options.users = auth::userName(getuid());
+  }
+
+  LineFormat format = defaultSqueueFormat();
+  if (!options.format.empty() && !options.longFormat.empty()) {
+    return reportError("squeue", "-o/--format and -O/--Format cannot be combined");
+  }
+  if (!options.format.empty()) {
+    auto custom = parseSqueueFormat(options.format);
+    if (!custom) return reportError("squeue", custom.error());
+    format = *custom;
+  } else if (!options.longFormat.empty()) {
+    auto custom = parseSqueueFieldList(options.longFormat);
+    if (!custom) return reportError("squeue", custom.error());
+    format = *custom;
+  }
+  auto request = buildQuery(options);
+  if (!request) return reportError("squeue", request.error());
+
+  auto client = ControllerClient::connect(options.confDir);
+  if (!client) return reportError("squeue", client.error());
+  auto response = client->call<gantry::v1::ListJobsResponse>(
+      [&](auto& stub, grpc::ClientContext* context, auto* out) {
+        return stub.ListJobs(context, *request, out);
+      });
+  if (!response) return reportError("squeue", response.error());
+
+  std::vector<std::string> userList = splitCommas(options.users);
+  std::vector<std::string> partitionList = splitCommas(options.partitions);
+  std::set<std::string> users(userList.begin(), userList.end());
+  std::set<std::string> partitions(partitionList.begin(), partitionList.end());
+  std::vector<gantry::v1::Job> jobs;
+  for (const auto& job : response->jobs()) {
+    if (wanted(job, users, partitions)) jobs.push_back(job);
+  }
+  if (options.json) {
+    std::cout << dumpJson(listToJson("jobs", jobs));
+    return 0;
+  }
+  std::cout << renderSqueue(format, jobs,
+                            SqueueRenderOptions{.header = !options.noHeader,
+                                                .now = static_cast<int64_t>(std::time(nullptr))});
+  return 0;
+}
+
+}  // namespace gantry::cli

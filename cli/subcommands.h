@@ -1,0 +1,23 @@
+// Entry points of the subcommands, each taking the words after its name
+// and returning the process exit status. main.cpp dispatches to them.
+#pragma once
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace gantry::cli {
+
+int runSbatch(const std::vector<std::string>& args);
+int runSqueue(const std::vector<std::string>& args);
+int runSinfo(const std::vector<std::string>& args);
+int runScancel(const std::vector<std::string>& args);
+int runScontrol(const std::vector<std::string>& args);
+
+// Prints "<command>: error: <message>" to stderr and returns exit status 1.
+inline int reportError(const std::string& command, const std::string& message) {
+  std::cerr << command << ": error: " << message << "\n";
+  return 1;
+}
+
+}  // namespace gantry::cli

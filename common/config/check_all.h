@@ -1,0 +1,34 @@
+// Reads every configuration file of a folder and reports every problem at
+// once, for `gantryctld --check-config` and `gantryd --check-config`.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/config/diagnostic.h"
+
+namespace gantry::config {
+
+struct CheckOptions {
+  // Node whose gres.conf records are checked; "" checks every node named in
+  // gantry.conf or in a gres.conf NodeName line.
+  std::string nodeName;
+};
+
+struct CheckReport {
+  std::vector<Diagnostic> errors;
+  std::vector<Diagnostic> warnings;
+  bool ok() const { return errors.empty(); }
+  // Errors then warnings, one "file:line: message" per line, warnings
+  // prefixed with "warning: ".
+  std::string toString() const;
+};
+
+// Loads gantry.conf, gres.conf, cgroup.conf and resctrl.yaml from `confDir`.
+// gantry.conf is required; the others are optional. Problems in one file do
+// not stop the others from being checked (cgroup.conf is checked against
+// whatever part of gantry.conf could be read).
+CheckReport checkAll(const std::filesystem::path& confDir, const CheckOptions& options = {});
+
+}  // namespace gantry::config

@@ -1,0 +1,47 @@
+#include "common/rpc/channel.h"
+
+namespace gantry::rpc {
+
+std::string endpoint(const std::string& addr, int port) {
+  // IPv6 literals need brackets.
+  if (addr.find(':') != std::string::npos) return "[" + addr + "]:" + std::to_string(port);
+  return addr + ":" + std::to_string(port);
+}
+
+std::shared_ptr<grpc::Channel> makeChannel(const std::string& addr, int port) {
+  grpc::ChannelArguments args;
+  // Daemons reconnect quickly after a peer restarts.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  return grpc::CreateCustomChannel(endpoint(addr, port), grpc::InsecureChannelCredentials(),
+                                   args);
+}
+
+Result<std::unique_ptr<grpc::ClientContext>> makeCallContext(
+    const auth::Authenticator& authenticator, std::chrono::milliseconds timeout) {
+  auto token = authenticator.makeToken();
+  if (!token) return Error{token.error()};
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->AddMetadata(auth::kTokenMetadataKey, *token);
+  context->set_deadline(std::chrono::system_clock::now() + timeout);
+  return context;
+}
+
+Result<auth::Identity> callerIdentity(const grpc::ServerContext& context,
+                                      const auth::Authenticator& authenticator) {
+  const auto& metadata = context.client_metadata();
+  auto found = metadata.find(auth::kTokenMetadataKey);
+  if (found == metadata.end()) return Error{"the call carries no credential"};
+  return authenticator.verify(std::string(found->second.data(), found->second.size()));
+}
+
+std::string describeFailure(const grpc::Status& status, const std::string& what) {
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    return "cannot reach " + what + ": " + status.error_message();
+  }
+  return status.error_message();
+}
+
+}  // namespace gantry::rpc

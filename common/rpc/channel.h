@@ -1,0 +1,35 @@
+// Client- and server-side helpers shared by every program: channels with
+// sensible defaults, per-call contexts that carry the caller's token and a
+// deadline, and turning an incoming call's token into an Identity.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "common/auth/identity.h"
+#include "common/util/result.h"
+
+namespace gantry::rpc {
+
+std::shared_ptr<grpc::Channel> makeChannel(const std::string& addr, int port);
+
+// A context for one outgoing call: token attached, deadline set.
+// Fails when no token can be made (e.g. munged is not running).
+Result<std::unique_ptr<grpc::ClientContext>> makeCallContext(
+    const auth::Authenticator& authenticator,
+    std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+// Who made an incoming call, from its token.
+Result<auth::Identity> callerIdentity(const grpc::ServerContext& context,
+                                      const auth::Authenticator& authenticator);
+
+// "host:port" for grpc server/client addresses.
+std::string endpoint(const std::string& addr, int port);
+
+// Text for a failed call, naming the peer: "controller at host:port: <message>".
+std::string describeFailure(const grpc::Status& status, const std::string& what);
+
+}  // namespace gantry::rpc

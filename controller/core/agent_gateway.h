@@ -1,0 +1,38 @@
+// How the controller core reaches node agents. Every call is asynchronous:
+// the core hands over a request and a callback and moves on, so a slow or
+// dead node never stalls the core's strand. Callbacks run on the gateway's
+// threads; the core re-posts them onto its strand.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/auth/identity.h"
+#include "common/util/result.h"
+#include "gantry/v1/agent.pb.h"
+
+namespace gantry::core {
+
+struct AgentAddress {
+  std::string node;
+  std::string addr;
+  int port = 0;
+};
+
+class AgentGateway {
+ public:
+  using Callback = std::function<void(const Status&)>;
+  virtual ~AgentGateway() = default;
+  virtual void launchStep(const AgentAddress& to, v1::LaunchStepRequest request, Callback done) = 0;
+  virtual void terminateJob(const AgentAddress& to, uint64_t jobId, Callback done) = 0;
+  virtual void signalJob(const AgentAddress& to, uint64_t jobId, int signal, Callback done) = 0;
+  virtual void suspendJob(const AgentAddress& to, uint64_t jobId, Callback done) = 0;
+  virtual void resumeJob(const AgentAddress& to, uint64_t jobId, Callback done) = 0;
+};
+
+// The real gateway: gRPC calls made on a small thread pool.
+std::unique_ptr<AgentGateway> makeGrpcAgentGateway(const auth::Authenticator& authenticator,
+                                                   int threads);
+
+}  // namespace gantry::core

@@ -1,0 +1,103 @@
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <map>
+#include <mutex>
+
+#include "common/rpc/channel.h"
+#include "controller/core/agent_gateway.h"
+#include "gantry/v1/agent.grpc.pb.h"
+
+namespace gantry::core {
+namespace {
+
+// Thread-safe: the stub cache is guarded by a mutex; calls run on the pool.
+class GrpcAgentGateway final : public AgentGateway {
+ public:
+  GrpcAgentGateway(const auth::Authenticator& authenticator, int threads)
+      : authenticator_(authenticator), pool_(threads) {}
+  ~GrpcAgentGateway() override { pool_.join(); }
+
+  void launchStep(const AgentAddress& to, v1::LaunchStepRequest request, Callback done) override {
+    call(to, std::move(done), [request = std::move(request)](v1::Agent::Stub& stub,
+                                                              grpc::ClientContext* context) {
+      v1::LaunchStepResponse response;
+      return stub.LaunchStep(context, request, &response);
+    });
+  }
+  void terminateJob(const AgentAddress& to, uint64_t jobId, Callback done) override {
+    call(to, std::move(done), [jobId](v1::Agent::Stub& stub, grpc::ClientContext* context) {
+      v1::AgentJobRequest request;
+      request.set_job_id(jobId);
+      v1::AgentReply reply;
+      return stub.TerminateJob(context, request, &reply);
+    });
+  }
+  void signalJob(const AgentAddress& to, uint64_t jobId, int signal, Callback done) override {
+    call(to, std::move(done), [jobId, signal](v1::Agent::Stub& stub, grpc::ClientContext* context) {
+      v1::SignalJobRequest request;
+      request.set_job_id(jobId);
+      request.set_signal(signal);
+      v1::AgentReply reply;
+      return stub.SignalJob(context, request, &reply);
+    });
+  }
+  void suspendJob(const AgentAddress& to, uint64_t jobId, Callback done) override {
+    call(to, std::move(done), [jobId](v1::Agent::Stub& stub, grpc::ClientContext* context) {
+      v1::AgentJobRequest request;
+      request.set_job_id(jobId);
+      v1::AgentReply reply;
+      return stub.SuspendJob(context, request, &reply);
+    });
+  }
+  void resumeJob(const AgentAddress& to, uint64_t jobId, Callback done) override {
+    call(to, std::move(done), [jobId](v1::Agent::Stub& stub, grpc::ClientContext* context) {
+      v1::AgentJobRequest request;
+      request.set_job_id(jobId);
+      v1::AgentReply reply;
+      return stub.ResumeJob(context, request, &reply);
+    });
+  }
+
+ private:
+  template <typename Invoke>
+  void call(const AgentAddress& to, Callback done, Invoke invoke) {
+    boost::asio::post(pool_, [this, to, done = std::move(done), invoke = std::move(invoke)] {
+      auto context = rpc::makeCallContext(authenticator_, std::chrono::seconds(10));
+      Status result = okStatus();
+      if (!context) {
+        result = Error{context.error()};
+      } else {
+        grpc::Status status = invoke(stub(to), context->get());
+        if (!status.ok()) {
+          result = Error{rpc::describeFailure(status, "node " + to.node + " at " +
+                                                          rpc::endpoint(to.addr, to.port))};
+        }
+      }
+      if (done) done(result);
+    });
+  }
+
+  v1::Agent::Stub& stub(const AgentAddress& to) {
+    std::lock_guard lock(mutex_);
+    std::string key = rpc::endpoint(to.addr, to.port);
+    auto found = stubs_.find(key);
+    if (found == stubs_.end()) {
+      found = stubs_.emplace(key, v1::Agent::NewStub(rpc::makeChannel(to.addr, to.port))).first;
+    }
+    return *found->second;
+  }
+
+  const auth::Authenticator& authenticator_;
+  boost::asio::thread_pool pool_;
+  std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<v1::Agent::Stub>> stubs_;
+};
+
+}  // namespace
+
+std::unique_ptr<AgentGateway> makeGrpcAgentGateway(const auth::Authenticator& authenticator,
+                                                   int threads) {
+  return std::make_unique<GrpcAgentGateway>(authenticator, threads);
+}
+
+}  // namespace gantry::core

@@ -1,0 +1,130 @@
+// gantryctld: the controller daemon. Loads gantry.conf, recovers its state
+// from the store, serves the client and agent APIs over gRPC, and runs the
+// ControllerCore on one strand until SIGTERM or SIGINT.
+#include <pwd.h>
+
+#include <CLI/CLI.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <spdlog/spdlog.h>
+#include <thread>
+
+#include "common/config/check_all.h"
+#include "common/config/gantry_conf.h"
+#include "common/rpc/channel.h"
+#include "common/util/logging.h"
+#include "controller/core/controller_core.h"
+#include "controller/rpc/services.h"
+
+namespace {
+
+std::string defaultConfDir() {
+  const char* env = std::getenv("GANTRY_CONF_DIR");
+  return env != nullptr ? env : "/etc/gantry";
+}
+
+uint32_t uidOf(const std::string& user) {
+  if (passwd* entry = getpwnam(user.c_str())) return entry->pw_uid;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gantryctld: the Gantry controller"};
+  std::string confDir = defaultConfDir();
+  bool checkConfig = false;
+  std::string listenAddr;
+  app.add_option("--conf-dir", confDir, "configuration directory (GANTRY_CONF_DIR, /etc/gantry)");
+  app.add_flag("--check-config", checkConfig, "read every configuration file, report all problems, exit");
+  app.add_option("--listen", listenAddr, "address to listen on (default: SlurmctldHost's address)");
+  bool foreground = true;
+  app.add_flag("-D", foreground, "run in the foreground (always the case; accepted for compatibility)");
+  CLI11_PARSE(app, argc, argv);
+
+  std::filesystem::path confFile = std::filesystem::path(confDir) / "gantry.conf";
+  if (checkConfig) {
+    auto report = gantry::config::checkAll(confDir, {.nodeName = ""});
+    std::cout << report.toString();
+    return report.ok() ? 0 : 1;
+  }
+  auto loaded = gantry::config::loadGantryConf(confFile);
+  if (!loaded) {
+    std::cerr << "gantryctld: " << loaded.error() << "\n";
+    return 1;
+  }
+  const gantry::config::GantryConf& conf = loaded->conf;
+  if (auto status = gantry::setupLogging("gantryctld", conf.slurmctldLogFile, conf.slurmctldDebug);
+      !status) {
+    std::cerr << "gantryctld: " << status.error() << "\n";
+    return 1;
+  }
+  for (const auto& warning : loaded->warnings) spdlog::warn("{}", warning.toString());
+
+  std::error_code ec;
+  std::filesystem::create_directories(conf.stateSaveLocation, ec);
+  if (ec) {
+    spdlog::critical("cannot create StateSaveLocation {}: {}", conf.stateSaveLocation, ec.message());
+    return 1;
+  }
+  gantry::store::JobStore store;
+  if (auto status = store.open((std::filesystem::path(conf.stateSaveLocation) / "gantry.db").string());
+      !status) {
+    spdlog::critical("{}", status.error());
+    return 1;
+  }
+  auto authenticator = gantry::auth::makeAuthenticator(conf.authType, conf.authInfo);
+  if (!authenticator) {
+    spdlog::critical("{}", authenticator.error());
+    return 1;
+  }
+  auto agents = gantry::core::makeGrpcAgentGateway(**authenticator, 8);
+  gantry::SystemClock clock;
+  boost::asio::io_context io;
+  gantry::core::ControllerCore core(
+      io, gantry::core::CoreOptions{.conf = &conf,
+                                    .clock = &clock,
+                                    .store = &store,
+                                    .agents = agents.get(),
+                                    .slurmUserUid = uidOf(conf.slurmUser)});
+  if (auto status = core.start(); !status) {
+    spdlog::critical("cannot recover state: {}", status.error());
+    return 1;
+  }
+
+  gantry::ctlrpc::ControllerService clientService(core, **authenticator);
+  gantry::ctlrpc::ControllerAgentService agentService(core, **authenticator);
+  std::string addr = listenAddr.empty() ? conf.controllerAddr : listenAddr;
+  if (addr.empty()) addr = "0.0.0.0";
+  grpc::ServerBuilder builder;
+  int boundPort = 0;
+  builder.AddListeningPort(gantry::rpc::endpoint(addr, conf.controllerPort),
+                           grpc::InsecureServerCredentials(), &boundPort);
+  builder.RegisterService(&clientService);
+  builder.RegisterService(&agentService);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || boundPort == 0) {
+    spdlog::critical("cannot listen on {}", gantry::rpc::endpoint(addr, conf.controllerPort));
+    return 1;
+  }
+  spdlog::info("gantryctld {} listening on {}, cluster {}, {} nodes, {} partitions",
+               GANTRY_VERSION, gantry::rpc::endpoint(addr, conf.controllerPort), conf.clusterName,
+               conf.nodes.size(), conf.partitions.size());
+
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code&, int signal) {
+    spdlog::info("signal {}: shutting down", signal);
+    core.stop();
+    std::thread([&server] { server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2)); }).detach();
+  });
+  std::thread coreThread([&io] { io.run(); });
+  server->Wait();
+  coreThread.join();
+  store.flush();
+  store.close();
+  spdlog::info("gantryctld stopped");
+  return 0;
+}

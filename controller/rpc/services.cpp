@@ -1,0 +1,153 @@
+#include "controller/rpc/services.h"
+
+#include <future>
+
+#include "common/rpc/channel.h"
+
+namespace gantry::ctlrpc {
+namespace {
+
+// The core always answers; the bound only protects a handler thread from a
+// core that is shutting down.
+constexpr auto kCoreTimeout = std::chrono::seconds(60);
+
+// Calls `start(reply)` and waits for the reply; copies the value into `out`.
+template <typename T, typename Start>
+grpc::Status await(Start start, T* out) {
+  auto promise = std::make_shared<std::promise<Result<T>>>();
+  auto future = promise->get_future();
+  start([promise](Result<T> result) { promise->set_value(std::move(result)); });
+  if (future.wait_for(kCoreTimeout) != std::future_status::ready) {
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, "controller busy, try again");
+  }
+  Result<T> result = future.get();
+  if (!result) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, result.error());
+  if (out != nullptr) *out = std::move(result).value();
+  return grpc::Status::OK;
+}
+
+Result<auth::Identity> identify(grpc::ServerContext* context, const auth::Authenticator& authenticator) {
+  return rpc::callerIdentity(*context, authenticator);
+}
+
+grpc::Status unauthenticated(const std::string& message) {
+  return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "authentication failed: " + message);
+}
+
+}  // namespace
+
+grpc::Status ControllerService::SubmitJob(grpc::ServerContext* context, const v1::SubmitJobRequest* request,
+                                          v1::SubmitJobResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.error());
+  return await<v1::SubmitJobResponse>(
+      [&](auto reply) { core_.submitJob(*request, *caller, std::move(reply)); }, response);
+}
+
+grpc::Status ControllerService::CancelJob(grpc::ServerContext* context, const v1::CancelJobRequest* request,
+                                          v1::CancelJobResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.error());
+  return await<v1::CancelJobResponse>(
+      [&](auto reply) { core_.cancelJob(*request, *caller, std::move(reply)); }, response);
+}
+
+grpc::Status ControllerService::ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest* request,
+                                         v1::ListJobsResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.error());
+  return await<v1::ListJobsResponse>([&](auto reply) { core_.listJobs(*request, std::move(reply)); },
+                                     response);
+}
+
+grpc::Status ControllerService::ListNodes(grpc::ServerContext* context, const v1::ListNodesRequest* request,
+                                          v1::ListNodesResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.error());
+  return await<v1::ListNodesResponse>([&](auto reply) { core_.listNodes(*request, std::move(reply)); },
+                                      response);
+}
+
+grpc::Status ControllerService::ListPartitions(grpc::ServerContext* context,
+                                               const v1::ListPartitionsRequest* request,
+                                               v1::ListPartitionsResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.error());
+  return await<v1::ListPartitionsResponse>(
+      [&](auto reply) { core_.listPartitions(*request, std::move(reply)); }, response);
+}
+
+grpc::Status ControllerService::GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest*,
+                                          v1::GetConfigResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.error());
+  return await<v1::GetConfigResponse>([&](auto reply) { core_.getConfig(std::move(reply)); }, response);
+}
+
+grpc::Status ControllerService::UpdateNode(grpc::ServerContext* context, const v1::UpdateNodeRequest* request,
+                                           v1::UpdateNodeResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.error());
+  return await<v1::UpdateNodeResponse>(
+      [&](auto reply) { core_.updateNode(*request, *caller, std::move(reply)); }, response);
+}
+
+grpc::Status ControllerService::jobAction(grpc::ServerContext* context, core::ControllerCore::JobAction action,
+                                          uint64_t jobId) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.error());
+  return await<Ok>([&](auto reply) { core_.jobAction(action, jobId, *caller, std::move(reply)); },
+                   static_cast<Ok*>(nullptr));
+}
+
+grpc::Status ControllerService::SuspendJob(grpc::ServerContext* context, const v1::JobActionRequest* request,
+                                           v1::JobActionResponse*) {
+  return jobAction(context, core::ControllerCore::JobAction::Suspend, request->job_id());
+}
+grpc::Status ControllerService::ResumeJob(grpc::ServerContext* context, const v1::JobActionRequest* request,
+                                          v1::JobActionResponse*) {
+  return jobAction(context, core::ControllerCore::JobAction::Resume, request->job_id());
+}
+grpc::Status ControllerService::HoldJob(grpc::ServerContext* context, const v1::JobActionRequest* request,
+                                        v1::JobActionResponse*) {
+  return jobAction(context, core::ControllerCore::JobAction::Hold, request->job_id());
+}
+grpc::Status ControllerService::ReleaseJob(grpc::ServerContext* context, const v1::JobActionRequest* request,
+                                           v1::JobActionResponse*) {
+  return jobAction(context, core::ControllerCore::JobAction::Release, request->job_id());
+}
+
+grpc::Status ControllerAgentService::checkAgent(grpc::ServerContext* context) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.error());
+  if (!core_.isAdministrator(*caller)) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        "only root or SlurmUser may speak for a node agent (caller uid " +
+                            std::to_string(caller->uid) + ")");
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status ControllerAgentService::Register(grpc::ServerContext* context, const v1::RegisterRequest* request,
+                                              v1::RegisterResponse* response) {
+  if (auto status = checkAgent(context); !status.ok()) return status;
+  return await<v1::RegisterResponse>([&](auto reply) { core_.registerNode(*request, std::move(reply)); },
+                                     response);
+}
+
+grpc::Status ControllerAgentService::Heartbeat(grpc::ServerContext* context, const v1::HeartbeatRequest* request,
+                                               v1::HeartbeatResponse* response) {
+  if (auto status = checkAgent(context); !status.ok()) return status;
+  return await<v1::HeartbeatResponse>([&](auto reply) { core_.heartbeat(*request, std::move(reply)); },
+                                      response);
+}
+
+grpc::Status ControllerAgentService::StepComplete(grpc::ServerContext* context,
+                                                  const v1::StepCompleteRequest* request,
+                                                  v1::StepCompleteResponse* response) {
+  if (auto status = checkAgent(context); !status.ok()) return status;
+  return await<v1::StepCompleteResponse>(
+      [&](auto reply) { core_.stepComplete(*request, std::move(reply)); }, response);
+}
+
+}  // namespace gantry::ctlrpc

@@ -1,0 +1,50 @@
+// gRPC adapters of the controller: authenticate the caller, hand the request
+// to the ControllerCore, wait for its answer, translate errors. No logic.
+#pragma once
+
+#include "common/auth/identity.h"
+#include "controller/core/controller_core.h"
+#include "gantry/v1/controller.grpc.pb.h"
+
+namespace gantry::ctlrpc {
+
+class ControllerService final : public v1::Controller::Service {
+ public:
+  ControllerService(core::ControllerCore& core, const auth::Authenticator& authenticator)
+      : core_(core), authenticator_(authenticator) {}
+
+  grpc::Status SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest*, v1::SubmitJobResponse*) override;
+  grpc::Status CancelJob(grpc::ServerContext*, const v1::CancelJobRequest*, v1::CancelJobResponse*) override;
+  grpc::Status ListJobs(grpc::ServerContext*, const v1::ListJobsRequest*, v1::ListJobsResponse*) override;
+  grpc::Status ListNodes(grpc::ServerContext*, const v1::ListNodesRequest*, v1::ListNodesResponse*) override;
+  grpc::Status ListPartitions(grpc::ServerContext*, const v1::ListPartitionsRequest*, v1::ListPartitionsResponse*) override;
+  grpc::Status GetConfig(grpc::ServerContext*, const v1::GetConfigRequest*, v1::GetConfigResponse*) override;
+  grpc::Status UpdateNode(grpc::ServerContext*, const v1::UpdateNodeRequest*, v1::UpdateNodeResponse*) override;
+  grpc::Status SuspendJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
+  grpc::Status ResumeJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
+  grpc::Status HoldJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
+  grpc::Status ReleaseJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
+
+ private:
+  grpc::Status jobAction(grpc::ServerContext*, core::ControllerCore::JobAction, uint64_t jobId);
+  core::ControllerCore& core_;
+  const auth::Authenticator& authenticator_;
+};
+
+// Only root or SlurmUser (the agents) may call these.
+class ControllerAgentService final : public v1::ControllerAgent::Service {
+ public:
+  ControllerAgentService(core::ControllerCore& core, const auth::Authenticator& authenticator)
+      : core_(core), authenticator_(authenticator) {}
+
+  grpc::Status Register(grpc::ServerContext*, const v1::RegisterRequest*, v1::RegisterResponse*) override;
+  grpc::Status Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest*, v1::HeartbeatResponse*) override;
+  grpc::Status StepComplete(grpc::ServerContext*, const v1::StepCompleteRequest*, v1::StepCompleteResponse*) override;
+
+ private:
+  grpc::Status checkAgent(grpc::ServerContext* context);
+  core::ControllerCore& core_;
+  const auth::Authenticator& authenticator_;
+};
+
+}  // namespace gantry::ctlrpc

@@ -1,0 +1,377 @@
+#include "controller/select/cluster.h"
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+
+#include "common/gres/format.h"
+#include "common/gres/index_list.h"
+#include "controller/select/job_shape.h"
+#include "controller/select/node_state.h"
+#include "controller/select/placer.h"
+#include "controller/select/rules.h"
+#include "controller/select/step_select.h"
+
+namespace gantry::select {
+
+namespace {
+
+constexpr int kBuckets = gres::kMaxDevicesPerNode + 1;
+constexpr size_t kPartitionCacheSize = 8;
+constexpr long kLinkedPassNodeBudget = 256;
+
+using Words = std::vector<uint64_t>;
+
+void setBit(Words& words, int index, bool value) {
+  uint64_t bit = uint64_t{1} << (index % 64);
+  if (value) words[index / 64] |= bit;
+  else words[index / 64] &= ~bit;
+}
+
+// The fewest free GPUs a node must have to take any part of the job; nodes
+// below it are not even looked at (they would be rejected anyway).
+int gpuLowerBound(const JobShape& shape) {
+  if (shape.wholeNode) return 0;
+  int bound = 0;
+  for (const auto& demand : shape.demands) {
+    if (demand.name != "gpu") continue;
+    switch (demand.kind) {
+      case DemandKind::PerNode:
+      case DemandKind::PerTask: bound += demand.count; break;
+      case DemandKind::PerSocket: bound += demand.count * shape.socketsPerNode; break;
+      case DemandKind::PerJob: bound += 1; break;
+    }
+  }
+  return std::min(bound, kBuckets);
+}
+
+// Whether the default link policy should first try for linked sets: only
+// when some node might get more than one GPU of one request.
+bool wantsLinkedPass(const Request& request, const JobShape& shape) {
+  if (request.links != LinkPolicy::Prefer || shape.wholeNode) return false;
+  for (const auto& demand : shape.demands) {
+    if (demand.name != "gpu") continue;
+    switch (demand.kind) {
+      case DemandKind::PerNode: if (demand.count > 1) return true; break;
+      case DemandKind::PerTask: if (demand.count > 1 || shape.ntasks > 1) return true; break;
+      // Enforcing links would spread --gpus over more nodes, and a per-socket
+      // spread is the point of --gpus-per-socket: neither is worth a link.
+      case DemandKind::PerJob:
+      case DemandKind::PerSocket: break;
+    }
+  }
+  return false;
+}
+
+// The cpu ids a grant holds. Grants rebuilt from records that kept only core
+// ids hold every thread of those cores.
+std::vector<int> cpusHeld(const NodeGrant& grant, const NodeInfo& info) {
+  if (!grant.cpus.empty() || grant.cores.empty()) return grant.cpus;
+  std::vector<int> cpus;
+  int threads = std::max(info.threadsPerCore, 1);
+  for (int core : grant.cores)
+    for (int t = 0; t < threads; ++t) cpus.push_back(core * threads + t);
+  return cpus;
+}
+
+bool splitsGpusFreely(const JobShape& shape) {
+  for (const auto& demand : shape.demands) {
+    if (demand.name != "gpu") continue;
+    if (demand.kind == DemandKind::PerJob) return true;
+    if (demand.kind == DemandKind::PerTask && !shape.tasksPerNodeFixed && shape.ntasks > 1) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+struct Cluster::Impl {
+  ClusterOptions options;
+  std::vector<std::unique_ptr<NodeState>> nodes;
+  std::vector<gres::DeviceMask> gpuMask;  // per node: devices named gpu
+  std::vector<int> bucketOf;               // per node: free undrained GPUs
+  std::vector<int> freeCpus;               // per node, kept flat so a scan skips full nodes cheaply
+  std::vector<Words> buckets = std::vector<Words>(kBuckets);
+  Words selectable;  // available, usable, not held whole
+  int linkedNodes = 0;  // nodes with any link information
+
+  struct CachedPartition {
+    std::vector<int> nodes;
+    Words members;
+  };
+  mutable std::vector<CachedPartition> partitionCache;
+  mutable size_t nextCacheSlot = 0;
+
+  void growWords(int nodeCount) {
+    size_t words = (nodeCount + 63) / 64;
+    for (auto& bucket : buckets) bucket.resize(words, 0);
+    selectable.resize(words, 0);
+    for (auto& cached : partitionCache) cached.members.resize(words, 0);
+  }
+
+  void reindex(int index) {
+    const NodeState& node = *nodes[index];
+    int freeGpus = std::popcount(gpuMask[index] & ~node.usage.usedDevices & ~node.drained);
+    if (bucketOf[index] >= 0) setBit(buckets[bucketOf[index]], index, false);
+    bucketOf[index] = freeGpus;
+    setBit(buckets[freeGpus], index, true);
+    setBit(selectable, index, node.available && node.usable && !node.usage.wholeNode);
+    freeCpus[index] = node.usage.freeCpus.count();
+  }
+
+  const Words& membersOf(const PartitionView& partition) const {
+    for (const auto& cached : partitionCache)
+      if (cached.nodes == partition.nodes) return cached.members;
+    CachedPartition entry{partition.nodes, Words(selectable.size(), 0)};
+    for (int n : partition.nodes)
+      if (n >= 0 && n < static_cast<int>(nodes.size())) setBit(entry.members, n, true);
+    if (partitionCache.size() < kPartitionCacheSize) {
+      partitionCache.push_back(std::move(entry));
+      return partitionCache.back().members;
+    }
+    size_t slot = nextCacheSlot++ % kPartitionCacheSize;
+    partitionCache[slot] = std::move(entry);
+    return partitionCache[slot].members;
+  }
+
+  Outcome shapeFailure(const std::string& error) const {
+    return Outcome{Verdict::Never, {}, error};
+  }
+
+  Result<JobShape> shapeFor(const Request& request, const PartitionView& partition) const {
+    return shapeJob(request, ShapeOptions{.partitionMaxNodes = partition.maxNodes,
+                                          .partitionExclusive = partition.exclusive,
+                                          .allowSpecResourcesUsage = options.allowSpecResourcesUsage});
+  }
+
+  PlacerOptions placerOptions(SelectTrace* trace) const {
+    return PlacerOptions{.byCpu = options.allocateByCpu,
+                         .allowSpec = options.allowSpecResourcesUsage,
+                         .chunkRules = true,
+                         .trace = trace};
+  }
+
+  // Offers nodes with the fewest free GPUs that could serve first (best
+  // fit), so whole idle GPU nodes stay free for large jobs and CPU-only jobs
+  // go to nodes without free GPUs. Stops after `nodeBudget` offers.
+  Outcome scan(const Request& request, const JobShape& shape, const PartitionView& partition,
+               SelectTrace* trace, long nodeBudget) const {
+    Placer placer(request, shape, placerOptions(trace));
+    const Words& members = membersOf(partition);
+    long offered = 0;
+    int first = trace ? 0 : gpuLowerBound(shape);
+    // Every node of the job needs at least this many free cpus.
+    int minCpus = trace || shape.wholeNode ? 0 : std::max(request.cpusPerTask, 1);
+    // A GPU count free to split over nodes packs tightest onto the nodes
+    // with the most free GPUs; everything else goes best fit.
+    bool largestFirst = splitsGpusFreely(shape);
+    for (int step = 0; step < kBuckets - first; ++step) {
+      int b = largestFirst ? kBuckets - 1 - step : first + step;
+      const Words& bucket = buckets[b];
+      for (size_t w = 0; w < bucket.size(); ++w) {
+        for (uint64_t bits = bucket[w] & members[w] & selectable[w]; bits; bits &= bits - 1) {
+          int n = static_cast<int>(w * 64) + std::countr_zero(bits);
+          if (freeCpus[n] < minCpus) continue;
+          const NodeState& node = *nodes[n];
+          if (placer.offer(n, node, node.usage, node.drained)) return placed(placer);
+          if (placer.full() || ++offered >= nodeBudget) return notNow();
+        }
+      }
+    }
+    return notNow();
+  }
+
+  void traceUnselectable(const PartitionView& partition, SelectTrace* trace) const {
+    for (int n : partition.nodes)
+      if (n < 0 || n >= static_cast<int>(nodes.size())) trace->push_back({n, rules::kNotInCluster});
+      else if (!nodes[n]->available) trace->push_back({n, rules::kUnavailable});
+      else if (!nodes[n]->usable) trace->push_back({n, rules::kUnusable});
+      else if (nodes[n]->usage.wholeNode) trace->push_back({n, rules::kHeldWhole});
+  }
+
+  Outcome selectNow(const Request& request, const PartitionView& partition, SelectTrace* trace) const {
+    auto shape = shapeFor(request, partition);
+    if (!shape) return shapeFailure(shape.error());
+    if (trace) traceUnselectable(partition, trace);
+    // The default link policy looks for a linked set on any node before it
+    // settles for an unlinked one; the first pass is bounded so a cluster
+    // with no free linked sets pays a fixed price.
+    if (linkedNodes > 0 && wantsLinkedPass(request, *shape)) {
+      Request linked = request;
+      linked.links = LinkPolicy::Enforce;
+      Outcome outcome = scan(linked, *shape, partition, nullptr, kLinkedPassNodeBudget);
+      if (outcome.verdict == Verdict::Placed) return outcome;
+    }
+    return scan(request, *shape, partition, trace, LONG_MAX);
+  }
+
+  Outcome selectIdle(const Request& request, const PartitionView& partition, SelectTrace* trace) const {
+    auto shape = shapeFor(request, partition);
+    if (!shape) return shapeFailure(shape.error());
+    Placer placer(request, *shape, placerOptions(trace));
+    std::vector<char> seen(nodes.size(), 0);
+    for (int n : partition.nodes) {
+      if (n < 0 || n >= static_cast<int>(nodes.size())) {
+        if (trace) trace->push_back({n, rules::kNotInCluster});
+        continue;
+      }
+      if (seen[n]) continue;
+      seen[n] = 1;
+      const NodeState& node = *nodes[n];
+      if (placer.offer(n, node, node.idle, 0)) return placed(placer);
+      if (placer.full()) break;
+    }
+    return Outcome{Verdict::Never, {}, kReasonNeverAvailable};
+  }
+
+  static Outcome placed(Placer& placer) { return Outcome{Verdict::Placed, placer.takeAllocation(), ""}; }
+  static Outcome notNow() { return Outcome{Verdict::NotNow, {}, kReasonResources}; }
+};
+
+Cluster::Cluster(ClusterOptions options) : impl_(std::make_unique<Impl>()) { impl_->options = options; }
+Cluster::~Cluster() = default;
+Cluster::Cluster(Cluster&&) noexcept = default;
+Cluster& Cluster::operator=(Cluster&&) noexcept = default;
+
+Status Cluster::validateNode(const NodeInfo& info) {
+  if (info.devices.size() > static_cast<size_t>(gres::kMaxDevicesPerNode))
+    return Error{"node " + info.name + ": " + std::to_string(info.devices.size()) +
+                 " devices, more than the 64 a node may have"};
+  if (info.sockets > 64) return Error{"node " + info.name + ": more than 64 sockets"};
+  return okStatus();
+}
+
+int Cluster::addNode(NodeInfo info) {
+  int index = nodeCount();
+  impl_->nodes.push_back(std::make_unique<NodeState>(std::move(info)));
+  impl_->gpuMask.push_back(impl_->nodes.back()->devicesNamed("gpu", ""));
+  impl_->bucketOf.push_back(-1);
+  impl_->freeCpus.push_back(0);
+  if (impl_->nodes.back()->links.hasLinks()) ++impl_->linkedNodes;
+  impl_->growWords(nodeCount());
+  impl_->partitionCache.clear();  // cached partitions may name the new index
+  impl_->reindex(index);
+  return index;
+}
+
+void Cluster::replaceNode(int index, NodeInfo info) {
+  if (index < 0 || index >= nodeCount()) return;
+  auto fresh = std::make_unique<NodeState>(std::move(info));
+  const NodeState& old = *impl_->nodes[index];
+  impl_->linkedNodes += static_cast<int>(fresh->links.hasLinks()) - static_cast<int>(old.links.hasLinks());
+  fresh->available = old.available;
+  fresh->drained = old.drained & fresh->allDevices;
+  NodeUsage usage = old.usage;
+  usage.usedDevices &= fresh->allDevices;
+  usage.freeCpus.resize(fresh->cpuCount, true);
+  usage.usedCounts.resize(fresh->info.countGres.size(), 0);
+  fresh->usage = std::move(usage);
+  impl_->nodes[index] = std::move(fresh);
+  impl_->gpuMask[index] = impl_->nodes[index]->devicesNamed("gpu", "");
+  impl_->reindex(index);
+}
+
+void Cluster::setAvailable(int index, bool available) {
+  if (index < 0 || index >= nodeCount()) return;
+  impl_->nodes[index]->available = available;
+  impl_->reindex(index);
+}
+
+void Cluster::setDeviceDrained(int index, int device, bool drained) {
+  if (index < 0 || index >= nodeCount() || device < 0 || device >= gres::kMaxDevicesPerNode) return;
+  NodeState& node = *impl_->nodes[index];
+  if (drained) node.drained |= gres::bitOf(device) & node.allDevices;
+  else node.drained &= ~gres::bitOf(device);
+  impl_->reindex(index);
+}
+
+Outcome Cluster::select(const Request& request, const PartitionView& partition, SelectTrace* trace) const {
+  return impl_->selectNow(request, partition, trace);
+}
+
+Outcome Cluster::canEverRun(const Request& request, const PartitionView& partition, SelectTrace* trace) const {
+  return impl_->selectIdle(request, partition, trace);
+}
+
+Outcome Cluster::selectStep(const Request& jobRequest, const Allocation& job,
+                            const std::vector<Allocation>& runningSteps, const Request& step) const {
+  return selectStepInJob(StepContext{.nodes = impl_->nodes, .options = impl_->options}, jobRequest, job,
+                         runningSteps, step);
+}
+
+void Cluster::commit(const Allocation& allocation) {
+  for (const auto& grant : allocation.nodes) {
+    if (grant.node < 0 || grant.node >= nodeCount()) continue;
+    NodeState& node = *impl_->nodes[grant.node];
+    NodeUsage& usage = node.usage;
+    for (int cpu : cpusHeld(grant, node.info))
+      if (cpu >= 0 && cpu < usage.freeCpus.size()) usage.freeCpus.reset(cpu);
+    usage.usedDevices |= gres::indexesToMask(grant.devices) & node.allDevices;
+    usage.usedMemoryMb += grant.memoryMb;
+    for (const auto& [name, amount] : grant.countGres)
+      for (size_t i = 0; i < node.info.countGres.size(); ++i)
+        if (node.info.countGres[i].first == name) usage.usedCounts[i] += amount;
+    usage.grants += 1;
+    usage.wholeNode = usage.wholeNode || grant.wholeNode;
+    impl_->reindex(grant.node);
+  }
+}
+
+StartEstimate Cluster::estimateStart(const Request& request, const PartitionView& partition,
+                                    std::vector<RunningJob> running, int64_t now) {
+  Outcome outcome = select(request, partition);
+  if (outcome.verdict != Verdict::NotNow) return StartEstimate{std::move(outcome), now};
+  std::stable_sort(running.begin(), running.end(),
+                   [](const RunningJob& a, const RunningJob& b) { return a.endTime < b.endTime; });
+  StartEstimate estimate{std::move(outcome), now};
+  size_t released = 0;
+  while (released < running.size()) {
+    // Jobs ending at the same moment free their resources together.
+    int64_t moment = running[released].endTime;
+    while (released < running.size() && running[released].endTime == moment)
+      release(running[released++].allocation);
+    Outcome later = select(request, partition);
+    if (later.verdict == Verdict::Placed) {
+      estimate = StartEstimate{std::move(later), std::max(moment, now)};
+      break;
+    }
+  }
+  for (size_t i = 0; i < released; ++i) commit(running[i].allocation);
+  return estimate;
+}
+
+void Cluster::release(const Allocation& allocation) {
+  for (const auto& grant : allocation.nodes) {
+    if (grant.node < 0 || grant.node >= nodeCount()) continue;
+    NodeState& node = *impl_->nodes[grant.node];
+    NodeUsage& usage = node.usage;
+    for (int cpu : cpusHeld(grant, node.info))
+      if (cpu >= 0 && cpu < usage.freeCpus.size()) usage.freeCpus.set(cpu);
+    usage.usedDevices &= ~gres::indexesToMask(grant.devices);
+    usage.usedMemoryMb -= std::min(usage.usedMemoryMb, grant.memoryMb);
+    for (const auto& [name, amount] : grant.countGres)
+      for (size_t i = 0; i < node.info.countGres.size(); ++i)
+        if (node.info.countGres[i].first == name) usage.usedCounts[i] -= std::min(usage.usedCounts[i], amount);
+    usage.grants = std::max(0, usage.grants - 1);
+    if (grant.wholeNode) usage.wholeNode = false;
+    impl_->reindex(grant.node);
+  }
+}
+
+const NodeInfo& Cluster::node(int index) const { return impl_->nodes.at(index)->info; }
+int Cluster::nodeCount() const { return static_cast<int>(impl_->nodes.size()); }
+gres::DeviceMask Cluster::usedDevices(int index) const { return impl_->nodes.at(index)->usage.usedDevices; }
+gres::DeviceMask Cluster::drainedDevices(int index) const { return impl_->nodes.at(index)->drained; }
+
+std::string formatGrantGres(const NodeInfo& node, const NodeGrant& grant) {
+  std::string out = gres::formatDeviceGrant(node.devices, gres::indexesToMask(grant.devices));
+  for (const auto& [name, amount] : grant.countGres) {
+    if (!out.empty()) out += ',';
+    out += name + ":" + gres::formatCount(amount);
+  }
+  return out;
+}
+
+std::string formatNodeGresChunks(const NodeInfo& node) { return gres::formatGresChunks(node.devices, node.chunks); }
+
+}  // namespace gantry::select

@@ -1,0 +1,160 @@
+// Pure GPU/CPU/memory selection over node snapshots.
+//
+// The Cluster owns the selectable view of every node (hardware as
+// registered, what is allocated, what is drained) and answers placement
+// questions with no I/O, no clock and no threads. Selection is read-only;
+// the caller commits what it decides to start and releases it at the end.
+//
+// Threading: not thread-safe. One owner (the controller core's strand) calls
+// every method; select() uses a small internal cache, so even const calls
+// must not run concurrently.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/gres/device.h"
+#include "controller/select/request.h"
+
+namespace gantry::select {
+
+using DeviceInfo = gres::DeviceInfo;
+using ChunkLayout = gres::ChunkLayout;
+
+struct NodeInfo {
+  std::string name;
+  int sockets = 1, coresPerSocket = 1, threadsPerCore = 1;
+  uint64_t realMemoryMb = 0;
+  std::vector<DeviceInfo> devices;  // in device (index) order; at most 64
+  std::vector<ChunkLayout> chunks;  // one per chunked Type domain
+  std::vector<std::pair<std::string, uint64_t>> countGres;  // count-only GRES such as bandwidth
+};
+
+// Node indexes into the Cluster. maxNodes < 0: no partition limit.
+// exclusive: OverSubscribe=EXCLUSIVE, every job gets whole nodes.
+struct PartitionView {
+  std::vector<int> nodes;
+  int maxNodes = -1;
+  bool exclusive = false;
+};
+
+struct NodeGrant {
+  int node = -1;
+  std::vector<int> cores;   // node-wide core ids touched by the grant
+  uint64_t memoryMb = 0;    // 0 when the job asked for no memory
+  std::vector<int> devices; // device indexes on the node
+  std::vector<int> cpus;    // cpu ids (core * threadsPerCore + thread)
+  std::vector<std::pair<std::string, uint64_t>> countGres;
+  int tasks = 0;
+  bool wholeNode = false;
+};
+
+struct Allocation {
+  std::vector<NodeGrant> nodes;
+};
+
+enum class Verdict { Placed, NotNow, Never };
+
+struct Outcome {
+  Verdict verdict = Verdict::NotNow;
+  Allocation allocation;
+  std::string reason;  // for NotNow/Never: "Resources", "Requested node configuration is not available", ...
+};
+
+// DebugFlags=SelectType: why each node was turned down.
+struct Rejection {
+  int node = -1;
+  std::string rule;
+};
+using SelectTrace = std::vector<Rejection>;
+
+// Cluster-wide selection settings from gantry.conf.
+struct ClusterOptions {
+  bool allocateByCpu = false;            // SelectTypeParameters=CR_CPU; default CR_Core
+  bool allowSpecResourcesUsage = false;  // AllowSpecResourcesUsage=YES
+};
+
+// A job holding resources now, and when it is expected to end (seconds on
+// any clock the caller likes; selection never reads a clock).
+struct RunningJob {
+  Allocation allocation;
+  int64_t endTime = 0;
+};
+
+// Where and when a job would start if nothing else were submitted.
+struct StartEstimate {
+  Outcome outcome;        // Placed with the allocation, or why not
+  int64_t startTime = 0;  // `now`, or the end time of the job whose end makes room
+};
+
+inline constexpr const char* kReasonResources = "Resources";
+inline constexpr const char* kReasonNeverAvailable = "Requested node configuration is not available";
+
+class Cluster {
+ public:
+  explicit Cluster(ClusterOptions options = {});
+  ~Cluster();
+  Cluster(Cluster&&) noexcept;
+  Cluster& operator=(Cluster&&) noexcept;
+
+  // Returns the node index. A node breaking the model's limits (more than 64
+  // devices) is kept but never selected; validateNode says why.
+  int addNode(NodeInfo info);
+  // Re-registration: the hardware may change; allocations on cpus, devices
+  // and memory that still exist stay allocated.
+  void replaceNode(int node, NodeInfo info);
+  void setAvailable(int node, bool available);          // DOWN/DRAIN nodes take no new work
+  void setDeviceDrained(int node, int device, bool drained);  // running users keep it
+  static Status validateNode(const NodeInfo& info);
+
+  // Where the request would run now. NotNow ("Resources") when nothing fits
+  // at present; Never only for requests that are malformed in themselves or
+  // ask for more nodes than the partition's MaxNodes (ask canEverRun whether
+  // the hardware could ever serve it). No side effects.
+  Outcome select(const Request& request, const PartitionView& partition,
+                 SelectTrace* trace = nullptr) const;
+  // The same search on the partition's nodes as if all were up, idle and
+  // undrained: Placed (with that hypothetical allocation) or Never.
+  Outcome canEverRun(const Request& request, const PartitionView& partition,
+                     SelectTrace* trace = nullptr) const;
+
+  // A step inside a job's allocation. Without GRES options it gets all of the
+  // job's devices on its nodes; otherwise the subset it asks for. An
+  // --exclusive step gets devices and cpus no running step holds and waits
+  // (NotNow) for them; leave the batch step out of runningSteps. Steps are not chunk-constrained. Typed and
+  // untyped requests must match the job's (Never otherwise).
+  Outcome selectStep(const Request& jobRequest, const Allocation& job,
+                     const std::vector<Allocation>& runningSteps, const Request& step) const;
+
+  // Marks a grant's cpus (or, when it lists none, every thread of its
+  // cores), devices, memory and count GRES as used; wholeNode grants keep
+  // every other job off the node until released.
+  void commit(const Allocation& allocation);
+  // For --test-only: tries now, then after each running job ends in order of
+  // endTime, until the request fits. The cluster is left exactly as found.
+  // `running` must hold the committed allocations.
+  StartEstimate estimateStart(const Request& request, const PartitionView& partition,
+                              std::vector<RunningJob> running, int64_t now);
+  void release(const Allocation& allocation);
+
+  const NodeInfo& node(int index) const;
+  int nodeCount() const;
+  // Devices currently allocated on a node, for GresUsed.
+  gres::DeviceMask usedDevices(int node) const;
+  gres::DeviceMask drainedDevices(int node) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// "gpu:a100:2(IDX:0-1)" for the devices of one node grant (empty when none),
+// followed by count-only GRES as "bandwidth:2".
+std::string formatGrantGres(const NodeInfo& node, const NodeGrant& grant);
+// The node's GresChunks= value, empty when the node has no chunks.
+std::string formatNodeGresChunks(const NodeInfo& node);
+
+}  // namespace gantry::select

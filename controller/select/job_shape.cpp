@@ -1,0 +1,108 @@
+#include "controller/select/job_shape.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace gantry::select {
+
+namespace {
+
+int ceilDiv(int a, int b) { return (a + b - 1) / b; }
+
+bool isGpu(const GresRequest& gres) { return gres.name == "gpu"; }
+
+}  // namespace
+
+Status validateRequest(const Request& r) {
+  if (r.minNodes < 1) return Error{"-N/--nodes: the minimum node count must be at least 1"};
+  if (r.maxNodes != 0 && r.maxNodes < r.minNodes)
+    return Error{"-N/--nodes: the maximum node count is below the minimum"};
+  if (r.ntasks < 1) return Error{"-n/--ntasks: the task count must be at least 1"};
+  if (r.ntasksPerNode < 0) return Error{"--ntasks-per-node must not be negative"};
+  if (r.cpusPerTask < 1) return Error{"-c/--cpus-per-task must be at least 1"};
+  if (r.coreSpec < 0 || r.threadSpec < 0) return Error{"--core-spec/--thread-spec must not be negative"};
+  if (r.coreSpec > 0 && r.threadSpec > 0) return Error{"--core-spec and --thread-spec are mutually exclusive"};
+  if (r.gpus < 0 || r.gpusPerNode < 0 || r.gpusPerSocket < 0 || r.gpusPerTask < 0 || r.cpusPerGpu < 0)
+    return Error{"--gpus*/--cpus-per-gpu counts must not be negative"};
+  if (r.gpusPerSocket > 0 && r.socketsPerNode < 1)
+    return Error{"--gpus-per-socket requires a socket count for the tasks (--sockets-per-node)"};
+  int memForms = (r.memPerNodeMb > 0) + (r.memPerCpuMb > 0) + (r.memPerGpuMb > 0);
+  if (memForms > 1) return Error{"--mem, --mem-per-cpu and --mem-per-gpu are mutually exclusive"};
+  bool gresGpu = std::any_of(r.gresPerNode.begin(), r.gresPerNode.end(), isGpu);
+  int perNodeForms = gresGpu + (r.gpusPerNode > 0) + (r.gpusPerSocket > 0) + (r.gpusPerTask > 0);
+  if (perNodeForms > 1)
+    return Error{"--gres=gpu, --gpus-per-node, --gpus-per-socket and --gpus-per-task are mutually exclusive"};
+  if (r.gpus > 0 && (gresGpu || r.gpusPerSocket > 0))
+    return Error{"--gpus cannot be combined with --gres=gpu or --gpus-per-socket"};
+  if (r.gpus > 0 && r.gpusPerNode > 0 && r.gpus % r.gpusPerNode != 0)
+    return Error{"--gpus must be a multiple of --gpus-per-node"};
+  if (r.gpus > 0 && r.gpusPerTask > 0 && r.gpus % r.gpusPerTask != 0)
+    return Error{"--gpus must be a multiple of --gpus-per-task"};
+  for (const auto& gres : r.gresPerNode) {
+    if (gres.name.empty()) return Error{"--gres: a GRES name is required"};
+    if (gres.count == 0) return Error{"--gres=" + gres.name + ": the count must be at least 1"};
+    for (const auto& other : r.gresPerNode)
+      if (&other != &gres && other.name == gres.name && other.type == gres.type)
+        return Error{"--gres=" + gres.name + (gres.type.empty() ? "" : ":" + gres.type) +
+                     " is given twice"};
+  }
+  return okStatus();
+}
+
+Result<JobShape> shapeJob(const Request& r, const ShapeOptions& options) {
+  if (auto valid = validateRequest(r); !valid) return Error{valid.error()};
+  JobShape shape;
+  shape.wholeNode = r.exclusive || options.partitionExclusive ||
+                    ((r.coreSpec > 0 || r.threadSpec > 0) && options.allowSpecResourcesUsage);
+  shape.socketsPerNode = r.socketsPerNode;
+  shape.ntasksPerNode = r.ntasksPerNode;
+
+  int minNodes = r.minNodes;
+  int ntasks = r.ntasks;
+  // --gpus with a per-node or per-task count fixes the node or task count.
+  if (r.gpus > 0 && r.gpusPerNode > 0) minNodes = std::max(minNodes, r.gpus / r.gpusPerNode);
+  if (r.gpus > 0 && r.gpusPerTask > 0) ntasks = std::max(ntasks, r.gpus / r.gpusPerTask);
+  if (r.ntasksPerNode > 0) {
+    ntasks = std::max(ntasks, minNodes * r.ntasksPerNode);
+    minNodes = std::max(minNodes, ceilDiv(ntasks, r.ntasksPerNode));
+  }
+  ntasks = std::max(ntasks, minNodes);  // every node runs at least one task
+
+  int maxNodes;
+  if (r.maxNodes > 0) maxNodes = std::max(r.maxNodes, minNodes);
+  else if (r.minNodes > 1 || r.ntasksPerNode > 0 || (r.gpus > 0 && r.gpusPerNode > 0)) maxNodes = minNodes;
+  else maxNodes = INT_MAX;  // no -N: as many as the tasks and GPUs need
+  if (options.partitionMaxNodes >= 0) {
+    if (minNodes > options.partitionMaxNodes)
+      return Error{"-N/--nodes: " + std::to_string(minNodes) + " nodes exceed the partition's MaxNodes=" +
+                   std::to_string(options.partitionMaxNodes)};
+    maxNodes = std::min(maxNodes, options.partitionMaxNodes);
+  }
+  shape.minNodes = minNodes;
+  shape.maxNodes = maxNodes;
+  shape.ntasks = ntasks;
+
+  // A job stays on one node when it cannot be spread: at most one node, a
+  // single task, or all tasks on one node by --ntasks-per-node.
+  bool oneNode = maxNodes == 1 || (minNodes == 1 && ntasks == 1 && r.gpus == 0) ||
+                 (minNodes == 1 && r.ntasksPerNode >= ntasks && r.ntasksPerNode > 0 && r.maxNodes <= 1);
+  shape.canSpread = !oneNode;
+  shape.tasksPerNodeFixed = maxNodes == 1 || r.ntasksPerNode > 0;
+
+  // Typed requests first, so an untyped one of the same name takes what is left.
+  std::vector<GresRequest> gres = r.gresPerNode;
+  std::stable_sort(gres.begin(), gres.end(),
+                   [](const GresRequest& a, const GresRequest& b) { return !a.type.empty() && b.type.empty(); });
+  for (const auto& g : gres)
+    shape.demands.push_back({g.name, g.type, static_cast<int>(g.count), DemandKind::PerNode});
+  if (r.gpusPerNode > 0) shape.demands.push_back({"gpu", r.gpuType, r.gpusPerNode, DemandKind::PerNode});
+  if (r.gpusPerTask > 0) shape.demands.push_back({"gpu", r.gpuType, r.gpusPerTask, DemandKind::PerTask});
+  if (r.gpusPerSocket > 0) shape.demands.push_back({"gpu", r.gpuType, r.gpusPerSocket, DemandKind::PerSocket});
+  if (r.gpus > 0 && r.gpusPerNode == 0 && r.gpusPerTask == 0) {
+    shape.demands.push_back({"gpu", r.gpuType, r.gpus, DemandKind::PerJob});
+    shape.gpusPerJob = r.gpus;
+  }
+  return shape;
+}
+
+}  // namespace gantry::select

@@ -1,0 +1,232 @@
+#include "controller/select/node_planner.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "common/gres/index_list.h"
+#include "controller/select/cpu_picker.h"
+#include "controller/select/device_picker.h"
+#include "controller/select/rules.h"
+
+namespace gantry::select {
+
+namespace {
+
+PlanResult reject(const char* rule) {
+  PlanResult result;
+  result.rule = rule;
+  return result;
+}
+
+int devicesWanted(const DeviceDemand& demand, const PlanInput& in) {
+  switch (demand.kind) {
+    case DemandKind::PerNode: return demand.count;
+    case DemandKind::PerTask: return demand.count * in.tasks;
+    case DemandKind::PerSocket: return demand.count * in.shape.socketsPerNode;
+    case DemandKind::PerJob: return in.gpusWanted;
+  }
+  return 0;
+}
+
+int countGresIndex(const NodeState& node, const std::string& name) {
+  for (size_t i = 0; i < node.info.countGres.size(); ++i)
+    if (node.info.countGres[i].first == name) return static_cast<int>(i);
+  return -1;
+}
+
+SocketMask socketsWithFreeCpus(const NodeState& node, const CpuSet& free) {
+  SocketMask mask = 0;
+  for (int c = 0; c < node.cpuCount; ++c)
+    if (free.test(c)) mask |= SocketMask{1} << node.socketOfCpu(c);
+  return mask;
+}
+
+SocketMask socketsOf(const NodeState& node, gres::DeviceMask devices) {
+  SocketMask mask = 0;
+  for (; devices; devices &= devices - 1) mask |= node.deviceSockets[std::countr_zero(devices)];
+  return mask;
+}
+
+// Whole-node: every undrained device except Flags=explicit ones nobody named.
+gres::DeviceMask wholeNodeDevices(const NodeState& node, gres::DeviceMask drained, const JobShape& shape) {
+  gres::DeviceMask given = 0;
+  for (int d = 0; d < std::popcount(node.allDevices); ++d) {
+    const auto& device = node.info.devices[d];
+    bool named = std::any_of(shape.demands.begin(), shape.demands.end(),
+                             [&](const DeviceDemand& x) { return x.name == device.name; });
+    if (device.explicitOnly && !named) continue;
+    given |= gres::bitOf(d);
+  }
+  return given & ~drained;
+}
+
+// One planning attempt: devices first (they decide the sockets), then cpus,
+// then memory. Each step returns the rule that failed, or null.
+class NodePlan {
+ public:
+  NodePlan(const NodeState& node, const NodeUsage& usage, gres::DeviceMask drained, const PlanInput& in,
+           gres::DeviceMask allowed)
+      : node_(node), usage_(usage), drained_(drained), in_(in), r_(in.request), allowed_(allowed),
+        whole_(in.shape.wholeNode) {}
+
+  PlanResult run() {
+    if (!node_.usable) return reject(rules::kUnusable);
+    if (usage_.wholeNode) return reject(rules::kHeldWhole);
+    if (whole_ && usage_.grants > 0) return reject(rules::kNotIdle);
+    if (in_.tasks * r_.cpusPerTask > usage_.freeCpus.count()) return reject(rules::kCpus);
+    if (const char* rule = chooseDevices()) return reject(rule);
+    if (const char* rule = chooseCpus()) return reject(rule);
+    if (const char* rule = chooseMemory()) return reject(rule);
+    finishGrant();
+    return std::move(result_);
+  }
+
+ private:
+  // Devices this job may be given: free, undrained, allowed and, under
+  // enforce-binding, bound to a socket that still has free cpus.
+  gres::DeviceMask eligibleDevices() const {
+    gres::DeviceMask free = node_.allDevices & ~usage_.usedDevices & ~drained_ & allowed_;
+    if (!r_.enforceBinding) return free;
+    SocketMask cpuSockets = socketsWithFreeCpus(node_, usage_.freeCpus);
+    for (gres::DeviceMask rest = free; rest; rest &= rest - 1) {
+      int d = std::countr_zero(rest);
+      if (node_.deviceSockets[d] != 0 && (node_.deviceSockets[d] & cpuSockets) == 0) free &= ~gres::bitOf(d);
+    }
+    return free;
+  }
+
+  const char* chooseDevices() {
+    gres::DeviceMask free = eligibleDevices();
+    for (const auto& demand : in_.shape.demands) {
+      int wanted = devicesWanted(demand, in_);
+      if (wanted <= 0) continue;
+      gres::DeviceMask named = node_.devicesNamed(demand.name, demand.type);
+      const char* rule = named == 0 ? takeCountGres(demand, wanted)
+                         : whole_   ? takeWholeNodeDemand(demand, wanted, named)
+                                    : takeDevices(demand, wanted, named & free & ~taken_);
+      if (rule) return rule;
+    }
+    if (whole_) taken_ |= wholeNodeDevices(node_, drained_, in_.shape) & allowed_;
+    if (in_.tasks == 0 && taken_ == 0) return rules::kNoTasks;
+    return nullptr;
+  }
+
+  const char* takeCountGres(const DeviceDemand& demand, int wanted) {
+    int index = demand.type.empty() ? countGresIndex(node_, demand.name) : -1;
+    if (index < 0) return demand.kind == DemandKind::PerJob ? nullptr : rules::kNoSuchGres;
+    uint64_t left = node_.info.countGres[index].second - usage_.usedCounts[index];
+    if (static_cast<uint64_t>(wanted) > left) return rules::kCountGres;
+    counts_.emplace_back(index, wanted);
+    return nullptr;
+  }
+
+  // Whole nodes are exempt from chunk rules and get every device anyway, so
+  // only the count and, under enforce-links, the links of all of them matter.
+  const char* takeWholeNodeDemand(const DeviceDemand& demand, int wanted, gres::DeviceMask named) {
+    gres::DeviceMask given = named & ~drained_ & allowed_;
+    if (std::popcount(given) < wanted && demand.kind != DemandKind::PerJob) return rules::kDevices;
+    const char* ignored = nullptr;
+    bool chunked = chunkDomainFor(node_, demand, &ignored) != nullptr;
+    if (r_.links == LinkPolicy::Enforce && !chunked && !node_.links.allPairwiseLinked(given))
+      return rules::kLinksWholeNode;
+    taken_ |= given;
+    if (demand.kind == DemandKind::PerJob) result_.perJobGpus = std::min(wanted, std::popcount(given));
+    return nullptr;
+  }
+
+  const char* takeDevices(const DeviceDemand& demand, int wanted, gres::DeviceMask available) {
+    DevicePickInput pickInput{.demand = demand,
+                              .count = wanted,
+                              .available = available,
+                              .inUse = usage_.usedDevices | drained_,
+                              .links = r_.links,
+                              .socketsPerNode = in_.shape.socketsPerNode,
+                              .canSpread = in_.shape.canSpread,
+                              .tasksPerNodeFixed = in_.shape.tasksPerNodeFixed,
+                              .chunkRules = in_.chunkRules};
+    DevicePick pick = pickForDemand(node_, pickInput);
+    if (pick.rule) return pick.rule;
+    taken_ |= pick.devices;
+    perSocketChoice_ |= pick.sockets;
+    if (demand.kind == DemandKind::PerJob) result_.perJobGpus = std::popcount(pick.devices);
+    return nullptr;
+  }
+
+  const char* chooseCpus() {
+    gpusHere_ = std::popcount(taken_ & node_.devicesNamed("gpu", ""));
+    int cpusNeeded = std::max({in_.tasks * r_.cpusPerTask, gpusHere_ * r_.cpusPerGpu, 1});
+    NodeGrant& grant = result_.grant;
+    if (whole_) {
+      int cores = node_.info.sockets * node_.info.coresPerSocket;
+      // Specialized cores or threads are the node's last ones; the job gets the rest.
+      int specCores = in_.allowSpec ? std::min(r_.coreSpec, cores) : 0;
+      int specThreads = in_.allowSpec ? r_.threadSpec : 0;
+      int lastCpu = std::max(0, node_.cpuCount - specCores * node_.info.threadsPerCore - specThreads);
+      for (int c = 0; c < lastCpu; ++c) grant.cpus.push_back(c);
+      return static_cast<int>(grant.cpus.size()) < cpusNeeded ? rules::kCpus : nullptr;
+    }
+    SocketMask deviceSockets = socketsOf(node_, taken_);
+    CpuPickOptions options{.cpusNeeded = cpusNeeded,
+                           .byCpu = in_.byCpu,
+                           .preferred = perSocketChoice_ ? perSocketChoice_ : deviceSockets,
+                           .only = r_.enforceBinding ? deviceSockets : 0,
+                           .mustTouch = r_.enforceBinding ? deviceSockets : 0};
+    auto cpus = pickCpus(node_, usage_.freeCpus, options);
+    if (!cpus) return r_.enforceBinding && deviceSockets ? rules::kBinding : rules::kCpus;
+    grant.cpus = std::move(*cpus);
+    return nullptr;
+  }
+
+  const char* chooseMemory() {
+    uint64_t memory = 0;
+    if (r_.memPerNodeMb > 0) memory = r_.memPerNodeMb;
+    else if (r_.memPerCpuMb > 0) memory = r_.memPerCpuMb * result_.grant.cpus.size();
+    else if (r_.memPerGpuMb > 0) memory = r_.memPerGpuMb * gpusHere_;
+    uint64_t real = node_.info.realMemoryMb;
+    if (memory > real - std::min(usage_.usedMemoryMb, real)) return rules::kMemory;
+    result_.grant.memoryMb = whole_ ? real : memory;
+    return nullptr;
+  }
+
+  void finishGrant() {
+    NodeGrant& grant = result_.grant;
+    grant.node = -1;  // the caller knows the index
+    grant.devices = gres::maskToIndexes(taken_);
+    grant.tasks = in_.tasks;
+    grant.wholeNode = whole_;
+    int lastCore = -1;
+    for (int cpu : grant.cpus) {
+      int core = cpu / node_.info.threadsPerCore;
+      if (core != lastCore) grant.cores.push_back(core);
+      lastCore = core;
+    }
+    const auto& countGres = node_.info.countGres;
+    if (whole_) {
+      for (const auto& [name, total] : countGres) grant.countGres.emplace_back(name, total);
+    } else {
+      for (auto [index, amount] : counts_) grant.countGres.emplace_back(countGres[index].first, amount);
+    }
+  }
+
+  const NodeState& node_;
+  const NodeUsage& usage_;
+  gres::DeviceMask drained_;
+  const PlanInput& in_;
+  const Request& r_;
+  gres::DeviceMask allowed_;
+  bool whole_;
+  PlanResult result_;
+  gres::DeviceMask taken_ = 0;
+  SocketMask perSocketChoice_ = 0;
+  int gpusHere_ = 0;
+  std::vector<std::pair<int, uint64_t>> counts_;  // count-only GRES index, amount
+};
+
+}  // namespace
+
+PlanResult planNode(const NodeState& node, const NodeUsage& usage, gres::DeviceMask drained,
+                    const PlanInput& in, gres::DeviceMask allowedDevices) {
+  return NodePlan(node, usage, drained, in, allowedDevices).run();
+}
+
+}  // namespace gantry::select

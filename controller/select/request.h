@@ -1,0 +1,45 @@
+// What a job or step asks of the selection, already parsed from the CLI.
+//
+// Node counts: -N a-b sets minNodes=a, maxNodes=b; -N1 sets both to 1.
+// Without -N leave minNodes=1, maxNodes=0: the job packs onto as few nodes
+// as its tasks allow and may spread further. With -N a (a > 1) and no
+// maximum, maxNodes=0 means exactly a.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/util/result.h"
+
+namespace gantry::select {
+
+struct GresRequest {
+  std::string name = "gpu";
+  std::string type;  // empty: any type
+  uint64_t count = 0;
+};
+
+enum class LinkPolicy { Prefer, Enforce, Ignore };
+
+struct Request {
+  int minNodes = 1, maxNodes = 0;
+  int ntasks = 1, ntasksPerNode = 0, cpusPerTask = 1;
+  uint64_t memPerNodeMb = 0, memPerCpuMb = 0;
+  std::vector<GresRequest> gresPerNode;  // --gres
+  int gpus = 0, gpusPerNode = 0, gpusPerSocket = 0, gpusPerTask = 0, cpusPerGpu = 0;
+  uint64_t memPerGpuMb = 0;
+  std::string gpuType;  // the type of the --gpus* forms (--gpus=a100:2)
+  bool enforceBinding = false;
+  LinkPolicy links = LinkPolicy::Prefer;
+  bool exclusive = false;  // --exclusive with no argument
+  int coreSpec = 0;        // --core-spec (whole node only with AllowSpecResourcesUsage)
+  int threadSpec = 0;      // --thread-spec (likewise)
+  int socketsPerNode = 0;  // --sockets-per-node; --gpus-per-socket needs it
+};
+
+// Checks that do not depend on any node: the error names the option and the
+// rule (e.g. "--gpus-per-task requires a task count (-n)").
+Status validateRequest(const Request& request);
+
+}  // namespace gantry::select

@@ -1,0 +1,108 @@
+#include "controller/select/step_select.h"
+
+#include <optional>
+
+#include "common/gres/index_list.h"
+#include "controller/select/job_shape.h"
+#include "controller/select/placer.h"
+
+namespace gantry::select {
+
+namespace {
+
+// The GPU type a request names: nullopt when it asks for no GPUs, "" untyped.
+std::optional<std::string> gpuTypeOf(const Request& r) {
+  for (const auto& gres : r.gresPerNode)
+    if (gres.name == "gpu") return gres.type;
+  if (r.gpus > 0 || r.gpusPerNode > 0 || r.gpusPerSocket > 0 || r.gpusPerTask > 0) return r.gpuType;
+  return std::nullopt;
+}
+
+bool asksForGres(const Request& r) {
+  return !r.gresPerNode.empty() || gpuTypeOf(r).has_value();
+}
+
+std::string describe(const std::string& type) { return type.empty() ? "gpu" : "gpu:" + type; }
+
+// The step's view of one job node: only the job's cpus, devices and count
+// GRES, less what running steps hold when the step wants them to itself.
+NodeUsage stepUsage(const NodeState& node, const NodeGrant& jobGrant, const std::vector<Allocation>& running,
+                    bool exclusive) {
+  NodeUsage usage;
+  usage.freeCpus = CpuSet(node.cpuCount, false);
+  for (int cpu : jobGrant.cpus)
+    if (cpu >= 0 && cpu < node.cpuCount) usage.freeCpus.set(cpu);
+  usage.usedDevices = node.allDevices & ~gres::indexesToMask(jobGrant.devices);
+  usage.usedCounts.assign(node.info.countGres.size(), 0);
+  for (size_t i = 0; i < node.info.countGres.size(); ++i) {
+    uint64_t granted = 0;
+    for (const auto& [name, amount] : jobGrant.countGres)
+      if (name == node.info.countGres[i].first) granted += amount;
+    usage.usedCounts[i] = node.info.countGres[i].second - std::min(granted, node.info.countGres[i].second);
+  }
+  if (!exclusive) return usage;
+  for (const auto& step : running)
+    for (const auto& grant : step.nodes) {
+      if (grant.node != jobGrant.node) continue;
+      for (int cpu : grant.cpus)
+        if (cpu >= 0 && cpu < node.cpuCount) usage.freeCpus.reset(cpu);
+      usage.usedDevices |= gres::indexesToMask(grant.devices);
+      for (const auto& [name, amount] : grant.countGres)
+        for (size_t i = 0; i < node.info.countGres.size(); ++i)
+          if (node.info.countGres[i].first == name) usage.usedCounts[i] += amount;
+    }
+  return usage;
+}
+
+}  // namespace
+
+std::string typedRequestMismatch(const Request& jobRequest, const Request& step) {
+  auto jobType = gpuTypeOf(jobRequest);
+  auto stepType = gpuTypeOf(step);
+  if (!jobType || !stepType) return "";
+  if (jobType->empty() == stepType->empty() && (jobType->empty() || *jobType == *stepType)) return "";
+  return "--gres: the step asks for " + describe(*stepType) + " but the job was allocated " +
+         describe(*jobType) + "; typed and untyped GPU requests must match between a job and its steps";
+}
+
+Outcome selectStepInJob(const StepContext& context, const Request& jobRequest, const Allocation& job,
+                        const std::vector<Allocation>& runningSteps, const Request& step) {
+  if (auto mismatch = typedRequestMismatch(jobRequest, step); !mismatch.empty())
+    return Outcome{Verdict::Never, {}, mismatch};
+  if (step.minNodes > static_cast<int>(job.nodes.size()))
+    return Outcome{Verdict::Never, {}, "-N/--nodes: the step asks for " + std::to_string(step.minNodes) +
+                                           " nodes but the job holds " + std::to_string(job.nodes.size())};
+  // Memory and whole-node rules belong to the job; a step only divides it.
+  Request inner = step;
+  inner.memPerNodeMb = inner.memPerCpuMb = inner.memPerGpuMb = 0;
+  inner.exclusive = false;
+  inner.coreSpec = inner.threadSpec = 0;
+  auto shape = shapeJob(inner, ShapeOptions{.partitionMaxNodes = static_cast<int>(job.nodes.size())});
+  if (!shape) return Outcome{Verdict::Never, {}, shape.error()};
+
+  for (bool now : {true, false}) {
+    Placer placer(inner, *shape, PlacerOptions{.byCpu = context.options.allocateByCpu, .chunkRules = false});
+    for (const auto& grant : job.nodes) {
+      if (grant.node < 0 || grant.node >= static_cast<int>(context.nodes.size())) continue;
+      const NodeState& node = *context.nodes[grant.node];
+      NodeUsage usage = stepUsage(node, grant, runningSteps, now && step.exclusive);
+      if (placer.offer(grant.node, node, usage, 0, gres::indexesToMask(grant.devices))) break;
+    }
+    if (!placer.complete()) continue;
+    if (!now) return Outcome{Verdict::NotNow, {}, "Resources"};
+    Allocation allocation = placer.takeAllocation();
+    if (!asksForGres(step)) {
+      // By default a step gets every device the job holds on its nodes.
+      for (auto& stepGrant : allocation.nodes)
+        for (const auto& jobGrant : job.nodes)
+          if (jobGrant.node == stepGrant.node) {
+            stepGrant.devices = jobGrant.devices;
+            stepGrant.countGres = jobGrant.countGres;
+          }
+    }
+    return Outcome{Verdict::Placed, std::move(allocation), ""};
+  }
+  return Outcome{Verdict::Never, {}, "the step asks for more than the job's allocation holds"};
+}
+
+}  // namespace gantry::select

@@ -1,0 +1,268 @@
+#include "nodeagent/launch/step_launcher.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+extern char** environ;
+
+namespace gantry::agent {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options) {
+  json spec = {
+      {"job_id", r.job_id()},
+      {"step_id", r.step_id()},
+      {"job_name", r.job_name()},
+      {"uid", r.uid()},
+      {"gid", r.gid()},
+      {"user", r.user()},
+      {"work_dir", r.work_dir().empty() ? "/" : r.work_dir()},
+      {"stdout", r.stdout_pattern().empty() ? "slurm-%j.out" : r.stdout_pattern()},
+      {"stderr", r.stderr_pattern()},
+      {"stdin", r.stdin_path().empty() ? "/dev/null" : r.stdin_path()},
+      {"node_name", options.nodeName},
+      {"node_id", r.node_id()},
+      {"nodelist", r.node_list()},
+      {"num_nodes", r.num_nodes()},
+      {"ntasks", r.ntasks()},
+      {"tasks_on_node", r.tasks_on_node()},
+      {"first_task_id", r.first_task_id()},
+      {"cpus_on_node", r.cpus_on_node()},
+      {"cores", std::vector<int>(r.cores().begin(), r.cores().end())},
+      {"mem_mb", r.memory_mb()},
+      {"time_limit_sec", r.time_limit_seconds()},
+      {"partition", r.partition()},
+      {"cluster", options.clusterName},
+      {"submit_host", r.submit_host()},
+      {"submit_dir", r.submit_dir()},
+      {"host_root", options.hostRoot},
+  };
+  if (r.step_id() == "batch") {
+    spec["script"] = r.script();
+  } else {
+    spec["argv"] = std::vector<std::string>(r.argv().begin(), r.argv().end());
+  }
+  json env = json::object();
+  for (const auto& [key, value] : r.environment()) env[key] = value;
+  spec["env"] = env;
+  json gpus = json::array();
+  for (const auto& gpu : r.gpus()) {
+    gpus.push_back({{"index", gpu.index()},
+                    {"name", gpu.name()},
+                    {"type", gpu.type()},
+                    {"files", std::vector<std::string>(gpu.files().begin(), gpu.files().end())},
+                    {"uuid", gpu.uuid()},
+                    {"pci_bus_id", gpu.pci_bus_id()},
+                    {"vendor", gpu.vendor()},
+                    {"shares", gpu.shares()},
+                    {"share_count", gpu.share_count()}});
+  }
+  spec["gpus"] = gpus;
+  if (!options.extraSpecJson.empty()) {
+    json extra = json::parse(options.extraSpecJson, nullptr, false);
+    if (extra.is_object()) spec.update(extra);
+  }
+  return spec;
+}
+
+Status writeFileAtomically(const fs::path& path, const std::string& content) {
+  fs::path temp = path;
+  temp += ".tmp";
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    if (!out) return Error{"cannot write " + temp.string() + ": " + std::strerror(errno)};
+    out << content;
+    if (!out.flush()) return Error{"cannot write " + temp.string() + ": " + std::strerror(errno)};
+  }
+  std::error_code ec;
+  fs::rename(temp, path, ec);
+  if (ec) return Error{"cannot rename " + temp.string() + ": " + ec.message()};
+  return okStatus();
+}
+
+bool alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+
+}  // namespace
+
+StepLauncher::StepLauncher(LauncherOptions options) : options_(std::move(options)) {
+  std::error_code ec;
+  fs::create_directories(stepsDir(), ec);
+}
+
+bool StepLauncher::parseDirName(const std::string& name, StepKey* key) {
+  auto dot = name.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == name.size()) return false;
+  try {
+    size_t used = 0;
+    key->jobId = std::stoull(name.substr(0, dot), &used);
+    if (used != dot) return false;
+  } catch (...) {
+    return false;
+  }
+  key->stepId = name.substr(dot + 1);
+  return true;
+}
+
+int StepLauncher::readPid(const fs::path& dir) {
+  std::ifstream in(dir / "pid");
+  int pid = 0;
+  in >> pid;
+  return pid;
+}
+
+Status StepLauncher::launch(const v1::LaunchStepRequest& request) {
+  if (request.step_id().empty() || request.step_id().find('/') != std::string::npos ||
+      request.step_id().find('.') != std::string::npos) {
+    return Error{"invalid step id '" + request.step_id() + "'"};
+  }
+  std::lock_guard lock(mutex_);
+  StepKey key{request.job_id(), request.step_id()};
+  fs::path dir = stepsDir() / key.dirName();
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    // A repeated launch (the controller retried after a lost answer) is
+    // harmless: the step is already there.
+    return okStatus();
+  }
+  fs::create_directories(dir, ec);
+  if (ec) return Error{"cannot create step directory " + dir.string() + ": " + ec.message()};
+  if (auto status = writeFileAtomically(dir / "spec.json", specFor(request, options_).dump(2));
+      !status) {
+    return status;
+  }
+
+  // gantrystepd runs in a session of its own so that it survives the agent.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  std::string logPath = (dir / "stepd.log").string();
+  posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::string binary = options_.stepdPath.string();
+  std::string dirArg = dir.string();
+  char* argv[] = {binary.data(), const_cast<char*>("--step-dir"), dirArg.data(), nullptr};
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, binary.c_str(), &actions, &attr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    fs::remove_all(dir, ec);
+    return Error{"cannot start " + binary + ": " + std::strerror(rc)};
+  }
+  // gantrystepd writes its own pid too; writing it here closes the window
+  // before it does, so the step is never mistaken for a dead one.
+  {
+    std::ofstream out(dir / "launcher.pid");
+    out << pid << "\n";
+  }
+  return okStatus();
+}
+
+std::vector<StepKey> StepLauncher::running() {
+  std::lock_guard lock(mutex_);
+  std::vector<StepKey> result;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(stepsDir(), ec)) {
+    StepKey key;
+    if (!parseDirName(entry.path().filename().string(), &key)) continue;
+    if (fs::exists(entry.path() / "result.json")) continue;
+    result.push_back(key);
+  }
+  return result;
+}
+
+std::vector<StepKey> StepLauncher::known() {
+  std::lock_guard lock(mutex_);
+  std::vector<StepKey> result;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(stepsDir(), ec)) {
+    StepKey key;
+    if (parseDirName(entry.path().filename().string(), &key)) result.push_back(key);
+  }
+  return result;
+}
+
+std::vector<FinishedStep> StepLauncher::finished() {
+  std::lock_guard lock(mutex_);
+  std::vector<FinishedStep> result;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(stepsDir(), ec)) {
+    FinishedStep step;
+    if (!parseDirName(entry.path().filename().string(), &step.key)) continue;
+    fs::path resultFile = entry.path() / "result.json";
+    if (fs::exists(resultFile)) {
+      std::ifstream in(resultFile);
+      json parsed = json::parse(in, nullptr, false);
+      if (parsed.is_object()) {
+        step.exitCode = parsed.value("exit_code", 1);
+        step.signal = parsed.value("signal", 0);
+        step.startTime = parsed.value("start_time", int64_t{0});
+        step.endTime = parsed.value("end_time", int64_t{0});
+        step.message = parsed.value("message", std::string());
+      } else {
+        step.exitCode = 1;
+        step.message = "unreadable result.json";
+      }
+      result.push_back(std::move(step));
+      continue;
+    }
+    // No result: finished only if the launcher process is gone.
+    int pid = readPid(entry.path());
+    if (pid == 0) {
+      std::ifstream in(entry.path() / "launcher.pid");
+      in >> pid;
+    }
+    // Reap our own child if it exited (the agent may be its parent).
+    if (pid > 0) waitpid(pid, nullptr, WNOHANG);
+    if (pid > 0 && !alive(pid)) {
+      step.exitCode = 1;
+      step.message = "gantrystepd exited without a result";
+      result.push_back(std::move(step));
+    }
+  }
+  return result;
+}
+
+void StepLauncher::acknowledge(const StepKey& key) {
+  std::lock_guard lock(mutex_);
+  std::error_code ec;
+  fs::remove_all(stepsDir() / key.dirName(), ec);
+}
+
+Status StepLauncher::signalJob(uint64_t jobId, int signal) {
+  std::lock_guard lock(mutex_);
+  std::error_code ec;
+  int signalled = 0;
+  for (const auto& entry : fs::directory_iterator(stepsDir(), ec)) {
+    StepKey key;
+    if (!parseDirName(entry.path().filename().string(), &key) || key.jobId != jobId) continue;
+    if (fs::exists(entry.path() / "result.json")) continue;
+    int pid = readPid(entry.path());
+    if (pid > 0 && kill(pid, signal) == 0) ++signalled;
+  }
+  (void)signalled;
+  return okStatus();
+}
+
+}  // namespace gantry::agent

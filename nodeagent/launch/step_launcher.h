@@ -1,0 +1,80 @@
+// Starts and tracks gantrystepd processes, one per step, through step
+// directories under the agent's spool directory:
+//
+//   <spool>/steps/<jobid>.<stepid>/spec.json    written by the agent
+//   <spool>/steps/<jobid>.<stepid>/pid          written by gantrystepd
+//   <spool>/steps/<jobid>.<stepid>/result.json  written by gantrystepd at the end
+//
+// Every gantrystepd runs in its own session, so it outlives an agent restart;
+// a restarted agent finds its steps again by reading the directories. A step
+// is "finished" once result.json exists (or its gantrystepd died without
+// writing one); it is forgotten only after the controller acknowledged it.
+//
+// Thread-safe: all methods lock one mutex; nothing slow happens under it
+// except small file writes and fork/exec.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/util/result.h"
+#include "gantry/v1/agent.pb.h"
+
+namespace gantry::agent {
+
+struct StepKey {
+  uint64_t jobId = 0;
+  std::string stepId;
+  std::string dirName() const { return std::to_string(jobId) + "." + stepId; }
+};
+
+struct FinishedStep {
+  StepKey key;
+  int exitCode = 0;
+  int signal = 0;
+  int64_t startTime = 0;
+  int64_t endTime = 0;
+  std::string message;
+};
+
+struct LauncherOptions {
+  std::filesystem::path spoolDir;
+  std::filesystem::path stepdPath;  // the gantrystepd binary
+  std::string nodeName;
+  std::string clusterName;
+  std::string hostRoot = "/";
+  std::string extraSpecJson;  // merged into every spec.json (cgroup/resctrl settings), may be empty
+};
+
+class StepLauncher {
+ public:
+  explicit StepLauncher(LauncherOptions options);
+
+  Status launch(const v1::LaunchStepRequest& request);
+
+  // Steps still running (their gantrystepd alive and no result yet).
+  std::vector<StepKey> running();
+  // Steps that ended and have not been acknowledged yet.
+  std::vector<FinishedStep> finished();
+  // The controller has the result: forget the step.
+  void acknowledge(const StepKey& key);
+
+  // Sends a signal to every step of the job. gantrystepd turns SIGUSR1 into
+  // suspend, SIGUSR2 into resume, SIGTERM into terminate.
+  Status signalJob(uint64_t jobId, int signal);
+  // Every step (running or finished) the agent still knows, for registration.
+  std::vector<StepKey> known();
+
+ private:
+  std::filesystem::path stepsDir() const { return options_.spoolDir / "steps"; }
+  static bool parseDirName(const std::string& name, StepKey* key);
+  static int readPid(const std::filesystem::path& dir);
+
+  LauncherOptions options_;
+  std::mutex mutex_;
+};
+
+}  // namespace gantry::agent

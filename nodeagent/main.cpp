@@ -1,0 +1,202 @@
+// gantryd: the node agent. Detects its node's hardware, registers with the
+// controller, starts one gantrystepd per step and reports their ends. Its
+// steps outlive it: a restarted agent finds them in its spool directory.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <spdlog/spdlog.h>
+
+#include "common/auth/identity.h"
+#include "common/config/check_all.h"
+#include "common/config/gantry_conf.h"
+#include "common/rpc/channel.h"
+#include "common/util/logging.h"
+#include "nodeagent/hardware_report.h"
+#include "nodeagent/launch/step_launcher.h"
+#include "nodeagent/rpc/agent_service.h"
+#include "nodeagent/rpc/controller_link.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string defaultConfDir() {
+  const char* env = std::getenv("GANTRY_CONF_DIR");
+  return env != nullptr ? env : "/etc/gantry";
+}
+
+std::string hostName() {
+  char buffer[256] = {};
+  gethostname(buffer, sizeof buffer - 1);
+  std::string name(buffer);
+  return name.substr(0, name.find('.'));
+}
+
+fs::path stepdNextToSelf() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return self.parent_path() / "gantrystepd";
+}
+
+uint32_t uidOf(const std::string& user) {
+  if (passwd* entry = getpwnam(user.c_str())) return entry->pw_uid;
+  return 0;
+}
+
+std::unique_ptr<grpc::Server> g_server;
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gantryd: the Gantry node agent"};
+  std::string confDir = defaultConfDir();
+  std::string nodeName;
+  int port = 0;
+  std::string stateDir;
+  std::string hostRoot = "/";
+  std::string stepd;
+  std::string parameters;
+  bool printNode = false, printGres = false, checkConfig = false;
+  app.add_option("--conf-dir", confDir, "configuration directory (GANTRY_CONF_DIR, /etc/gantry)");
+  app.add_option("-N,--name", nodeName, "node name (default: the short host name)");
+  app.add_option("--port", port, "port to listen on (default: the node's Port or SlurmdPort)");
+  app.add_option("--state-dir", stateDir, "spool directory (default: SlurmdSpoolDir)");
+  app.add_option("--host-root", hostRoot, "prefix for /proc, /sys and /dev (fixture trees in tests)");
+  app.add_option("--stepd", stepd, "path of gantrystepd (default: next to gantryd)");
+  app.add_option("--parameters", parameters, "with -C: SlurmdParameters to apply (l3cache_as_socket, ...)");
+  app.add_flag("-C", printNode, "print the node's detected configuration line and exit");
+  app.add_flag("-G", printGres, "print the GRES records the agent would use and exit");
+  app.add_flag("--check-config", checkConfig, "read every configuration file, report all problems, exit");
+  bool foreground = true;
+  app.add_flag("-D", foreground, "run in the foreground (always the case; accepted for compatibility)");
+  CLI11_PARSE(app, argc, argv);
+
+  if (nodeName.empty()) nodeName = hostName();
+  if (checkConfig) {
+    auto report = gantry::config::checkAll(confDir, {.nodeName = nodeName});
+    std::cout << report.toString();
+    return report.ok() ? 0 : 1;
+  }
+  auto loaded = gantry::config::loadGantryConf(fs::path(confDir) / "gantry.conf");
+  if (!loaded) {
+    std::cerr << "gantryd: " << loaded.error() << "\n";
+    return 1;
+  }
+  const gantry::config::GantryConf& conf = loaded->conf;
+  gantry::config::NodeConf nodeConf;
+  if (const gantry::config::NodeConf* found = conf.findNode(nodeName)) {
+    nodeConf = *found;
+  } else if (!printNode) {
+    std::cerr << "gantryd: node " << nodeName << " is not in " << (fs::path(confDir) / "gantry.conf").string() << "\n";
+    return 1;
+  } else {
+    nodeConf.name = nodeName;
+  }
+
+  gantry::agent::ReportOptions reportOptions{.confDir = confDir, .hostRoot = hostRoot};
+  if (!parameters.empty()) reportOptions.parameters.push_back(parameters);
+  auto hardware = gantry::agent::collectHardware(conf, nodeConf, reportOptions);
+  if (printNode || printGres) {
+    if (!hardware) {
+      std::cerr << "gantryd: " << hardware.error() << "\n";
+      return 1;
+    }
+    if (printNode) {
+      std::cout << gantry::agent::formatNodeLine(nodeName, hardware->hardware) << "\n";
+      for (const auto& line : hardware->log) std::cout << line << "\n";
+    }
+    if (printGres) {
+      for (const auto& device : hardware->hardware.gres()) {
+        std::cout << "GRES Name=" << device.name() << " Type=" << (device.type().empty() ? "(null)" : device.type())
+                  << " Count=" << device.count();
+        if (device.index() >= 0) std::cout << " Index=" << device.index();
+        std::string files;
+        for (const auto& f : device.files()) files += (files.empty() ? "" : ",") + f;
+        std::cout << " File=" << (files.empty() ? "(null)" : files);
+        std::cout << " UUID=" << (device.uuid().empty() ? "(null)" : device.uuid()) << "\n";
+      }
+      for (const auto& error : hardware->errors) std::cout << "error: " << error << "\n";
+    }
+    return hardware->errors.empty() ? 0 : 1;
+  }
+
+  std::string logFile = gantry::config::expandPathPattern(conf.slurmdLogFile, nodeName, hostName());
+  if (auto status = gantry::setupLogging("gantryd", logFile, conf.slurmdDebug); !status) {
+    std::cerr << "gantryd: " << status.error() << "\n";
+    return 1;
+  }
+  for (const auto& warning : loaded->warnings) spdlog::warn("{}", warning.toString());
+  if (!hardware) {
+    spdlog::critical("{}", hardware.error());
+    return 1;
+  }
+  for (const auto& line : hardware->log) spdlog::info("{}", line);
+  for (const auto& error : hardware->errors) spdlog::error("{}", error);
+
+  if (stateDir.empty()) stateDir = gantry::config::expandPathPattern(conf.slurmdSpoolDir, nodeName, hostName());
+  if (port == 0) port = nodeConf.port != 0 ? nodeConf.port : conf.slurmdPort;
+  std::string addr = nodeConf.addr.empty() ? nodeName : nodeConf.addr;
+
+  auto authenticator = gantry::auth::makeAuthenticator(conf.authType, conf.authInfo);
+  if (!authenticator) {
+    spdlog::critical("{}", authenticator.error());
+    return 1;
+  }
+  int64_t bootTime = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::system_clock::now().time_since_epoch()).count();
+  gantry::agent::StepLauncher launcher(gantry::agent::LauncherOptions{
+      .spoolDir = stateDir,
+      .stepdPath = stepd.empty() ? stepdNextToSelf() : fs::path(stepd),
+      .nodeName = nodeName,
+      .clusterName = conf.clusterName,
+      .hostRoot = hostRoot});
+  gantry::agent::AgentService service(launcher, **authenticator, uidOf(conf.slurmUser), nodeName, bootTime);
+
+  grpc::ServerBuilder builder;
+  int boundPort = 0;
+  builder.AddListeningPort(gantry::rpc::endpoint(addr, port), grpc::InsecureServerCredentials(), &boundPort);
+  builder.RegisterService(&service);
+  g_server = builder.BuildAndStart();
+  if (!g_server || boundPort == 0) {
+    spdlog::critical("cannot listen on {}", gantry::rpc::endpoint(addr, port));
+    return 1;
+  }
+  spdlog::info("gantryd {} for node {} listening on {}, spool {}", GANTRY_VERSION, nodeName,
+               gantry::rpc::endpoint(addr, port), stateDir);
+
+  int heartbeatSeconds = std::max(1, std::min(30, conf.slurmdTimeoutSec / 3));
+  gantry::agent::ControllerLink link(
+      gantry::agent::LinkOptions{.controllerAddr = conf.controllerAddr,
+                                 .controllerPort = conf.controllerPort,
+                                 .nodeName = nodeName,
+                                 .listenAddr = addr,
+                                 .listenPort = port,
+                                 .hardware = hardware->hardware,
+                                 .hardwareErrors = hardware->errors,
+                                 .heartbeatInterval = std::chrono::seconds(heartbeatSeconds),
+                                 .bootTime = bootTime},
+      launcher, **authenticator);
+  link.start();
+
+  // SIGTERM/SIGINT stop the agent only; steps keep running.
+  sigset_t stopSignals;
+  sigemptyset(&stopSignals);
+  sigaddset(&stopSignals, SIGTERM);
+  sigaddset(&stopSignals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+  std::thread waiter([&] {
+    int signal = 0;
+    sigwait(&stopSignals, &signal);
+    spdlog::info("signal {}: stopping (steps keep running)", signal);
+    g_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  });
+  g_server->Wait();
+  link.stop();
+  waiter.join();
+  return 0;
+}

@@ -1,0 +1,69 @@
+#include "nodeagent/rpc/agent_service.h"
+
+#include <csignal>
+#include <spdlog/spdlog.h>
+
+#include "common/rpc/channel.h"
+
+namespace gantry::agent {
+
+grpc::Status AgentService::authorize(grpc::ServerContext* context) const {
+  auto caller = rpc::callerIdentity(*context, authenticator_);
+  if (!caller) return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "authentication failed: " + caller.error());
+  if (caller->uid != 0 && caller->uid != slurmUserUid_) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        "only the controller (root or SlurmUser) may call the node agent");
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status AgentService::LaunchStep(grpc::ServerContext* context, const v1::LaunchStepRequest* request,
+                                      v1::LaunchStepResponse*) {
+  if (auto status = authorize(context); !status.ok()) return status;
+  auto launched = launcher_.launch(*request);
+  if (!launched) {
+    spdlog::error("job {} step {}: {}", request->job_id(), request->step_id(), launched.error());
+    return grpc::Status(grpc::StatusCode::INTERNAL, launched.error());
+  }
+  spdlog::info("job {} step {}: started", request->job_id(), request->step_id());
+  return grpc::Status::OK;
+}
+
+grpc::Status AgentService::signal(grpc::ServerContext* context, uint64_t jobId, int signal) {
+  if (auto status = authorize(context); !status.ok()) return status;
+  auto sent = launcher_.signalJob(jobId, signal);
+  if (!sent) return grpc::Status(grpc::StatusCode::INTERNAL, sent.error());
+  return grpc::Status::OK;
+}
+
+grpc::Status AgentService::SignalJob(grpc::ServerContext* context, const v1::SignalJobRequest* request,
+                                     v1::AgentReply*) {
+  if (request->signal() <= 0 || request->signal() >= NSIG) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "invalid signal " + std::to_string(request->signal()));
+  }
+  return signal(context, request->job_id(), request->signal());
+}
+
+// gantrystepd's protocol: SIGUSR1 suspends, SIGUSR2 resumes, SIGTERM ends.
+grpc::Status AgentService::SuspendJob(grpc::ServerContext* context, const v1::AgentJobRequest* request,
+                                      v1::AgentReply*) {
+  return signal(context, request->job_id(), SIGUSR1);
+}
+grpc::Status AgentService::ResumeJob(grpc::ServerContext* context, const v1::AgentJobRequest* request,
+                                     v1::AgentReply*) {
+  return signal(context, request->job_id(), SIGUSR2);
+}
+grpc::Status AgentService::TerminateJob(grpc::ServerContext* context, const v1::AgentJobRequest* request,
+                                        v1::AgentReply*) {
+  spdlog::info("job {}: terminate", request->job_id());
+  return signal(context, request->job_id(), SIGTERM);
+}
+
+grpc::Status AgentService::Ping(grpc::ServerContext* context, const v1::PingRequest*, v1::PingResponse* response) {
+  if (auto status = authorize(context); !status.ok()) return status;
+  response->set_node_name(nodeName_);
+  response->set_boot_time(bootTime_);
+  return grpc::Status::OK;
+}
+
+}  // namespace gantry::agent

@@ -1,0 +1,127 @@
+#include "nodeagent/rpc/controller_link.h"
+
+#include <csignal>
+#include <spdlog/spdlog.h>
+
+#include "common/rpc/channel.h"
+
+namespace gantry::agent {
+
+ControllerLink::ControllerLink(LinkOptions options, StepLauncher& launcher,
+                               const auth::Authenticator& authenticator)
+    : options_(std::move(options)),
+      launcher_(launcher),
+      authenticator_(authenticator),
+      stub_(v1::ControllerAgent::NewStub(rpc::makeChannel(options_.controllerAddr, options_.controllerPort))) {}
+
+ControllerLink::~ControllerLink() { stop(); }
+
+void ControllerLink::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void ControllerLink::stop() {
+  stopping_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void ControllerLink::run() {
+  auto nextHeartbeat = std::chrono::steady_clock::now();
+  while (!stopping_) {
+    if (!registered_) {
+      registered_ = registerNode();
+      if (!registered_) {
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        continue;
+      }
+      nextHeartbeat = std::chrono::steady_clock::now() + options_.heartbeatInterval;
+    }
+    reportFinished();
+    if (std::chrono::steady_clock::now() >= nextHeartbeat) {
+      sendHeartbeat();
+      nextHeartbeat = std::chrono::steady_clock::now() + options_.heartbeatInterval;
+    }
+    std::this_thread::sleep_for(options_.pollInterval);
+  }
+}
+
+bool ControllerLink::registerNode() {
+  auto context = rpc::makeCallContext(authenticator_, std::chrono::seconds(10));
+  if (!context) {
+    spdlog::error("cannot register: {}", context.error());
+    return false;
+  }
+  v1::RegisterRequest request;
+  request.set_node_name(options_.nodeName);
+  request.set_addr(options_.listenAddr);
+  request.set_port(options_.listenPort);
+  *request.mutable_hardware() = options_.hardware;
+  request.set_boot_time(options_.bootTime);
+  for (const auto& error : options_.hardwareErrors) request.add_errors(error);
+  for (const auto& key : launcher_.known()) {
+    v1::RunningStep* step = request.add_running();
+    step->set_job_id(key.jobId);
+    step->set_step_id(key.stepId);
+  }
+  v1::RegisterResponse response;
+  grpc::Status status = stub_->Register(context->get(), request, &response);
+  if (!status.ok()) {
+    spdlog::warn("registration with controller at {} failed: {}",
+                 rpc::endpoint(options_.controllerAddr, options_.controllerPort), status.error_message());
+    return false;
+  }
+  spdlog::info("registered with the controller ({} steps known)", request.running_size());
+  terminateOrphans(response.orphan_jobs());
+  return true;
+}
+
+void ControllerLink::sendHeartbeat() {
+  auto context = rpc::makeCallContext(authenticator_, std::chrono::seconds(5));
+  if (!context) return;
+  v1::HeartbeatRequest request;
+  request.set_node_name(options_.nodeName);
+  for (const auto& key : launcher_.running()) {
+    v1::RunningStep* step = request.add_running();
+    step->set_job_id(key.jobId);
+    step->set_step_id(key.stepId);
+  }
+  v1::HeartbeatResponse response;
+  grpc::Status status = stub_->Heartbeat(context->get(), request, &response);
+  if (!status.ok()) {
+    spdlog::debug("heartbeat failed: {}", status.error_message());
+    return;
+  }
+  if (response.reregister()) registered_ = false;
+  terminateOrphans(response.orphan_jobs());
+}
+
+void ControllerLink::reportFinished() {
+  for (const auto& step : launcher_.finished()) {
+    auto context = rpc::makeCallContext(authenticator_, std::chrono::seconds(5));
+    if (!context) return;
+    v1::StepCompleteRequest request;
+    request.set_node_name(options_.nodeName);
+    request.set_job_id(step.key.jobId);
+    request.set_step_id(step.key.stepId);
+    request.set_exit_code(step.exitCode);
+    request.set_term_signal(step.signal);
+    request.set_start_time(step.startTime);
+    request.set_end_time(step.endTime);
+    request.set_message(step.message);
+    v1::StepCompleteResponse response;
+    grpc::Status status = stub_->StepComplete(context->get(), request, &response);
+    if (!status.ok()) return;  // kept on disk; retried on the next round
+    spdlog::info("job {} step {}: exit {} signal {} reported", step.key.jobId, step.key.stepId,
+                 step.exitCode, step.signal);
+    launcher_.acknowledge(step.key);
+  }
+}
+
+void ControllerLink::terminateOrphans(const google::protobuf::RepeatedField<uint64_t>& jobs) {
+  for (uint64_t jobId : jobs) {
+    spdlog::warn("job {}: unknown to the controller, terminating its steps", jobId);
+    (void)launcher_.signalJob(jobId, SIGTERM);
+  }
+}
+
+}  // namespace gantry::agent

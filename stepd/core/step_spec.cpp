@@ -1,0 +1,147 @@
+#include "stepd/core/step_spec.h"
+
+#include <nlohmann/json.hpp>
+
+namespace gantry::stepd {
+namespace {
+
+using nlohmann::json;
+
+// A key of the wrong type; thrown inside this file only, so the message can
+// name the key, and turned into an Error by parseStepSpec.
+struct WrongType {
+  std::string key;
+  std::string detail;
+};
+
+template <typename T>
+T readAs(const json& value, const char* key) {
+  try {
+    return value.get<T>();
+  } catch (const json::exception& e) {
+    throw WrongType{key, e.what()};
+  }
+}
+
+template <typename T>
+void readOptional(const json& object, const char* key, T& out) {
+  auto it = object.find(key);
+  if (it != object.end() && !it->is_null()) out = readAs<T>(*it, key);
+}
+
+Status requireKey(const json& object, const char* key, const char* where) {
+  if (object.contains(key) && !object.at(key).is_null()) return okStatus();
+  return Error{std::string(where) + ": required key \"" + key + "\" is missing"};
+}
+
+GpuAllocation parseGpu(const json& entry) {
+  GpuAllocation gpu;
+  readOptional(entry, "index", gpu.index);
+  readOptional(entry, "name", gpu.name);
+  readOptional(entry, "type", gpu.type);
+  readOptional(entry, "files", gpu.files);
+  readOptional(entry, "uuid", gpu.uuid);
+  readOptional(entry, "pci_bus_id", gpu.pci_bus_id);
+  readOptional(entry, "vendor", gpu.vendor);
+  readOptional(entry, "shares", gpu.shares);
+  readOptional(entry, "share_count", gpu.share_count);
+  readOptional(entry, "dmem_region", gpu.dmem_region);
+  readOptional(entry, "dmem_slice_bytes", gpu.dmem_slice_bytes);
+  return gpu;
+}
+
+CgroupSpec parseCgroup(const json& object) {
+  CgroupSpec cgroup;
+  readOptional(object, "root", cgroup.root);
+  readOptional(object, "constrain_cores", cgroup.constrain_cores);
+  readOptional(object, "constrain_ram", cgroup.constrain_ram);
+  readOptional(object, "constrain_devices", cgroup.constrain_devices);
+  readOptional(object, "constrain_device_memory", cgroup.constrain_device_memory);
+  readOptional(object, "enable_controllers", cgroup.enable_controllers);
+  readOptional(object, "job_id_paths", cgroup.job_id_paths);
+  readOptional(object, "base", cgroup.base);
+  return cgroup;
+}
+
+// step_id may arrive as a number (0) or a string ("0", "batch").
+std::string readStepId(const json& value) {
+  if (value.is_number_unsigned() || value.is_number_integer()) return std::to_string(value.get<int64_t>());
+  return readAs<std::string>(value, "step_id");
+}
+
+Result<StepSpec> parseObject(const json& doc) {
+  if (!doc.is_object()) return Error{"spec.json: top level must be a JSON object"};
+  for (const char* key : {"job_id", "step_id", "uid", "gid", "work_dir"}) {
+    if (auto s = requireKey(doc, key, "spec.json"); !s) return Error{s.error()};
+  }
+  StepSpec spec;
+  spec.job_id = readAs<uint64_t>(doc.at("job_id"), "job_id");
+  spec.step_id = readStepId(doc.at("step_id"));
+  if (spec.step_id.empty()) return Error{"spec.json: key \"step_id\" must not be empty"};
+  spec.uid = readAs<uint32_t>(doc.at("uid"), "uid");
+  spec.gid = readAs<uint32_t>(doc.at("gid"), "gid");
+  spec.work_dir = readAs<std::string>(doc.at("work_dir"), "work_dir");
+  readOptional(doc, "job_name", spec.job_name);
+  readOptional(doc, "user", spec.user);
+  readOptional(doc, "script", spec.script);
+  readOptional(doc, "argv", spec.argv);
+  if (spec.isBatch() && spec.script.empty())
+    return Error{"spec.json: key \"script\" is required (and non-empty) for a batch step"};
+  readOptional(doc, "kill_wait_sec", spec.kill_wait_sec);
+  if (!spec.isBatch() && spec.step_id != "extern" && spec.argv.empty())
+    return Error{"spec.json: key \"argv\" is required (and non-empty) for step " + spec.step_id};
+  readOptional(doc, "stdout", spec.stdout_pattern);
+  readOptional(doc, "stderr", spec.stderr_pattern);
+  readOptional(doc, "stdin", spec.stdin_path);
+  if (spec.stdin_path.empty()) spec.stdin_path = "/dev/null";
+  readOptional(doc, "env", spec.env);
+  readOptional(doc, "node_name", spec.node_name);
+  readOptional(doc, "node_id", spec.node_id);
+  readOptional(doc, "nodelist", spec.nodelist);
+  readOptional(doc, "num_nodes", spec.num_nodes);
+  readOptional(doc, "ntasks", spec.ntasks);
+  readOptional(doc, "tasks_on_node", spec.tasks_on_node);
+  readOptional(doc, "first_task_id", spec.first_task_id);
+  readOptional(doc, "cpus_on_node", spec.cpus_on_node);
+  readOptional(doc, "cores", spec.cores);
+  readOptional(doc, "mem_mb", spec.mem_mb);
+  readOptional(doc, "time_limit_sec", spec.time_limit_sec);
+  readOptional(doc, "partition", spec.partition);
+  readOptional(doc, "cluster", spec.cluster);
+  readOptional(doc, "submit_host", spec.submit_host);
+  readOptional(doc, "submit_dir", spec.submit_dir);
+  readOptional(doc, "gres_flags", spec.gres_flags);
+  readOptional(doc, "node_gpu_files", spec.node_gpu_files);
+  readOptional(doc, "host_root", spec.host_root);
+  if (spec.tasks_on_node < 1) return Error{"spec.json: key \"tasks_on_node\" must be at least 1"};
+  if (auto it = doc.find("gpus"); it != doc.end() && !it->is_null()) {
+    if (!it->is_array()) return Error{"spec.json: key \"gpus\" must be an array"};
+    for (const auto& entry : *it) spec.gpus.push_back(parseGpu(entry));
+  }
+  if (auto it = doc.find("cgroup"); it != doc.end() && it->is_object()) spec.cgroup = parseCgroup(*it);
+  if (auto it = doc.find("resctrl"); it != doc.end() && it->is_object()) {
+    ResctrlSpec resctrl;
+    readOptional(*it, "root", resctrl.root);
+    readOptional(*it, "group", resctrl.group);
+    spec.resctrl = resctrl;
+  }
+  return spec;
+}
+
+}  // namespace
+
+Result<StepSpec> parseStepSpec(const std::string& json_text) {
+  // nlohmann-json reports bad input by exception; it stays inside this
+  // function and becomes an Error value.
+  try {
+    return parseObject(json::parse(json_text));
+  } catch (const json::parse_error& e) {
+    return Error{std::string("spec.json: not valid JSON: ") + e.what()};
+  } catch (const WrongType& e) {
+    return Error{"spec.json: key \"" + e.key + "\" has the wrong type (" + e.detail + ")"};
+  } catch (const json::exception& e) {
+    return Error{std::string("spec.json: ") + e.what()};
+  }
+}
+
+}  // namespace gantry::stepd

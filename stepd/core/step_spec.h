@@ -1,0 +1,100 @@
+// The description of one step on one node, as the node agent hands it to
+// gantrystepd in <step dir>/spec.json. Plain data; parsing is pure (text in,
+// struct or error out) so it is unit-tested without files.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/util/result.h"
+
+namespace gantry::stepd {
+
+// One GPU (or a share of one, for mps/shard) allocated to the step on this
+// node. `index` is the device's position among the node's GPUs.
+// Every member has a default so designated initializers may name only some.
+struct GpuAllocation {
+  int index = 0;
+  std::string name = "gpu";  // "gpu", "mps" or "shard"
+  std::string type{};
+  std::vector<std::string> files{};
+  std::string uuid{};
+  std::string pci_bus_id{};  // e.g. 0000:01:00.0
+  std::string vendor{};      // "nvidia", "amd", "intel" or empty
+  int64_t shares = 0;       // mps/shard units allocated on this device
+  int64_t share_count = 0;  // mps/shard units configured on this device
+  std::string dmem_region{};  // e.g. nvidia/0000:01:00/vidmem; "" or "off" = unenforced
+  uint64_t dmem_slice_bytes = 0;  // device memory per shard
+};
+
+struct CgroupSpec {
+  std::string root;  // mount point of the cgroup v2 hierarchy
+  bool constrain_cores = false;
+  bool constrain_ram = false;
+  bool constrain_devices = false;
+  bool constrain_device_memory = false;
+  bool enable_controllers = false;
+  bool job_id_paths = false;
+  std::string base = "gantry";  // directory under root holding job cgroups
+};
+
+struct ResctrlSpec {
+  std::string root = "/sys/fs/resctrl";
+  std::string group;  // empty = stay in the current group
+};
+
+struct StepSpec {
+  uint64_t job_id = 0;
+  std::string step_id;  // "batch", "extern" or a number
+  std::string job_name;
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::string user;
+  std::string work_dir;
+  std::string script;             // batch steps
+  std::vector<std::string> argv;  // other steps; may be empty for the extern step
+  uint32_t kill_wait_sec = 10;    // SIGTERM to SIGKILL when terminating
+  std::string stdout_pattern;
+  std::string stderr_pattern;  // empty = same as stdout
+  std::string stdin_path = "/dev/null";
+  std::map<std::string, std::string> env;
+  std::string node_name;
+  int node_id = 0;
+  std::string nodelist;
+  int num_nodes = 1;
+  int ntasks = 1;
+  int tasks_on_node = 1;
+  int first_task_id = 0;
+  int cpus_on_node = 0;
+  std::vector<int> cores;
+  uint64_t mem_mb = 0;
+  uint64_t time_limit_sec = 0;
+  std::string partition;
+  std::string cluster;
+  std::string submit_host;
+  std::string submit_dir;
+  std::vector<GpuAllocation> gpus;
+  // Every GPU device file of the node (allocated or not); with
+  // ConstrainDevices the ones not allocated to the step are refused to it.
+  std::vector<std::string> node_gpu_files;
+  std::vector<std::string> gres_flags;
+  std::optional<CgroupSpec> cgroup;
+  std::optional<ResctrlSpec> resctrl;
+  std::string host_root = "/";
+
+  bool isBatch() const { return step_id == "batch"; }
+  // The extern step without a command runs no task: it only holds the
+  // job's confinement on the node until it is told to end.
+  bool holdsOnly() const { return step_id == "extern" && argv.empty(); }
+};
+
+// Parses the JSON text of spec.json. Unknown keys are ignored. Fails, naming
+// the key and the rule, when a required key (job_id, step_id, uid, gid,
+// work_dir, and script for batch or argv for other steps) is missing or a
+// key has the wrong type.
+Result<StepSpec> parseStepSpec(const std::string& json_text);
+
+}  // namespace gantry::stepd

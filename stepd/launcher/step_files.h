@@ -1,0 +1,43 @@
+// The files gantrystepd shares with the node agent in the step directory D:
+// D/spec.json (read), D/pid, D/state, D/result.json (written atomically so
+// the agent never reads half of it), D/script and D/stepd.log.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "common/util/result.h"
+
+namespace gantry::stepd {
+
+struct StepResult {
+  int exit_code = 0;  // highest exit code of the tasks
+  int signal = 0;     // signal that ended a task, 0 when none did
+  int64_t start_time = 0;
+  int64_t end_time = 0;
+  std::string message;
+  std::map<std::string, uint64_t> dmem_peak_bytes;  // region -> peak use (gres/gpumem)
+};
+
+Result<std::string> readWholeFile(const std::string& path);
+// Writes to path.tmp, fsyncs, renames over path.
+Status writeFileAtomically(const std::string& path, const std::string& content);
+Status writeResultFile(const std::string& step_dir, const StepResult& result);
+// "running", "suspended" or "done".
+Status writeStateFile(const std::string& step_dir, const std::string& state);
+
+// Appends timestamped lines to D/stepd.log; write errors are ignored since
+// there is nowhere better to report them.
+class StepLog {
+ public:
+  explicit StepLog(std::string step_dir) : path_(std::move(step_dir) + "/stepd.log") {}
+  void info(const std::string& line) const;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace gantry::stepd

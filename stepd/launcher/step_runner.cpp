@@ -1,0 +1,314 @@
+#include "stepd/launcher/step_runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <optional>
+#include <vector>
+
+#include "stepd/cgroup/control_files.h"
+#include "stepd/cgroup/device_filter.h"
+#include "stepd/cgroup/step_cgroup.h"
+#include "stepd/core/dmem_limits.h"
+#include "stepd/core/step_spec.h"
+#include "stepd/core/task_environment.h"
+#include "stepd/launcher/step_files.h"
+#include "stepd/launcher/task_launcher.h"
+#include "stepd/launcher/task_streams.h"
+
+namespace gantry::stepd {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+struct Task {
+  pid_t pid = 0;
+  bool running = true;
+};
+
+class StepRunner {
+ public:
+  explicit StepRunner(const StepRunnerOptions& options) : dir_(options.step_dir), log_(dir_) {}
+  ~StepRunner() {
+    if (signal_fd_ >= 0) ::close(signal_fd_);
+  }
+
+  int run() {
+    // Signals are blocked before the pid is published: a request that
+    // arrives early waits for the loop instead of killing us.
+    auto signals = setUpSignals();
+    if (auto s = writeFileAtomically(dir_ + "/pid", std::to_string(::getpid()) + "\n"); !s)
+      log_.info(s.error());
+    result_.start_time = std::time(nullptr);
+    if (!signals) return finish(signals.error());
+    auto spec = loadSpec();
+    if (!spec) return finish(spec.error());
+    spec_ = std::move(*spec);
+    if (auto s = confine(); !s) return finish(s.error());
+    kill_wait_ = std::chrono::seconds(spec_.kill_wait_sec);
+    if (auto s = startTasks(); !s) {
+      terminate();
+      forceKill();
+      supervise();
+      return finish(s.error());
+    }
+    (void)writeStateFile(dir_, "running");
+    supervise();
+    return finish("");
+  }
+
+ private:
+  Status setUpSignals() {
+    sigset_t handled;
+    sigemptyset(&handled);
+    for (int sig : {SIGTERM, SIGINT, SIGUSR1, SIGUSR2, SIGCHLD}) sigaddset(&handled, sig);
+    if (sigprocmask(SIG_BLOCK, &handled, nullptr) != 0)
+      return Error{std::string("cannot block signals: ") + std::strerror(errno)};
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    signal_fd_ = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (signal_fd_ < 0) return Error{std::string("signalfd failed: ") + std::strerror(errno)};
+    return okStatus();
+  }
+
+  Result<StepSpec> loadSpec() {
+    auto text = readWholeFile(dir_ + "/spec.json");
+    if (!text) return Error{text.error()};
+    return parseStepSpec(*text);
+  }
+
+  TaskIdentity identity() const {
+    return {.uid = spec_.uid, .gid = spec_.gid, .user = spec_.user,
+            .switch_user = ::geteuid() == 0 && spec_.uid != ::geteuid()};
+  }
+
+  Status confine() {
+    if (spec_.resctrl && !spec_.resctrl->group.empty()) {
+      // Joined by this process before any fork so every task inherits it.
+      const std::string tasks = spec_.resctrl->root + "/" + spec_.resctrl->group + "/tasks";
+      if (auto s = writeControlFile(tasks, std::to_string(::getpid())); !s)
+        return Error{"resctrl: cannot join group " + spec_.resctrl->group + ": " + s.error()};
+      log_.info("resctrl: step joined group " + spec_.resctrl->group);
+    }
+    if (!spec_.cgroup) return okStatus();
+    const CgroupSpec& c = *spec_.cgroup;
+    auto cgroup = StepCgroup::create(
+        {.root = c.root, .base = c.base, .job_dir_name = jobCgroupName(spec_.cluster, spec_.job_id, c.job_id_paths),
+         .step_dir_name = stepCgroupName(spec_.step_id), .enable_controllers = c.enable_controllers,
+         .constrain_cores = c.constrain_cores, .constrain_ram = c.constrain_ram,
+         .constrain_device_memory = c.constrain_device_memory},
+        {.cores = spec_.cores, .memory_bytes = spec_.mem_mb * 1024 * 1024,
+         .dmem = dmemLimits(spec_.gpus, c.constrain_device_memory)});
+    if (!cgroup) return Error{cgroup.error()};
+    cgroup_ = std::move(*cgroup);
+    log_.info("cgroup: step confined in " + cgroup_->stepPath());
+    if (c.constrain_devices) return constrainDevices();
+    return okStatus();
+  }
+
+  // Refuses the node's other GPUs to the step. Without the node's device
+  // list nothing can be refused, the step sees every device, and its GPU
+  // variables keep node indexes.
+  Status constrainDevices() {
+    if (spec_.node_gpu_files.empty()) {
+      log_.info("cgroup: ConstrainDevices without node_gpu_files in spec.json; devices are not confined");
+      return okStatus();
+    }
+    std::vector<std::string> allocated;
+    for (const auto& gpu : spec_.gpus) allocated.insert(allocated.end(), gpu.files.begin(), gpu.files.end());
+    auto denied = deviceNumbers(filesToDeny(spec_.node_gpu_files, allocated), spec_.host_root);
+    if (!denied) return Error{"ConstrainDevices: " + denied.error()};
+    if (auto s = attachDeviceFilter(cgroup_->stepPath(), *denied); !s) return Error{"ConstrainDevices: " + s.error()};
+    devices_constrained_ = true;
+    log_.info("cgroup: " + std::to_string(denied->size()) + " device file(s) of other GPUs refused to the step");
+    return okStatus();
+  }
+
+  Result<std::vector<std::string>> taskArgv() {
+    if (!spec_.isBatch()) return spec_.argv;
+    const std::string path = dir_ + "/script";
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+    if (fd < 0) return Error{"cannot write " + path + ": " + std::strerror(errno)};
+    bool ok = ::write(fd, spec_.script.data(), spec_.script.size()) == static_cast<ssize_t>(spec_.script.size());
+    if (::geteuid() == 0) ok = ::fchown(fd, spec_.uid, spec_.gid) == 0 && ok;
+    ok = ::fchmod(fd, 0700) == 0 && ok;
+    ::close(fd);
+    if (!ok) return Error{"cannot write " + path + ": " + std::strerror(errno)};
+    if (spec_.script.rfind("#!", 0) == 0) return std::vector<std::string>{path};
+    return std::vector<std::string>{"/bin/sh", path};
+  }
+
+  Status startTasks() {
+    if (spec_.holdsOnly()) {
+      log_.info("extern step: holding the job's confinement, no task");
+      return okStatus();
+    }
+    auto argv = taskArgv();
+    if (!argv) return Error{argv.error()};
+    auto opened = StepStreams::open(spec_, identity());
+    if (!opened) return Error{opened.error()};
+    streams_.emplace(std::move(*opened));
+    for (int local = 0; local < spec_.tasks_on_node; ++local) {
+      TaskLaunch launch{
+          .argv = *argv,
+          .env = taskEnvironment(spec_, {.local_task_id = local, .devices_constrained = devices_constrained_}),
+          .work_dir = spec_.work_dir,
+          .stdin_fd = streams_->forTask(local).in,
+          .stdout_fd = streams_->forTask(local).out,
+          .stderr_fd = streams_->forTask(local).err,
+          .identity = identity(),
+          .cgroup_procs_path = cgroup_ ? cgroup_->stepPath() + "/cgroup.procs" : ""};
+      auto pid = launchTask(launch);
+      if (!pid) return Error{"task " + std::to_string(spec_.first_task_id + local) + ": " + pid.error()};
+      tasks_.push_back({.pid = *pid});
+    }
+    log_.info("started " + std::to_string(tasks_.size()) + " task(s) of step " + std::to_string(spec_.job_id) +
+              "." + spec_.step_id);
+    return okStatus();
+  }
+
+  bool anyRunning() const {
+    return std::any_of(tasks_.begin(), tasks_.end(), [](const Task& t) { return t.running; });
+  }
+
+  void signalTasks(int sig) {
+    for (const auto& task : tasks_)
+      if (task.running) ::kill(-task.pid, sig);
+  }
+
+  void suspend() {
+    if (suspended_ || terminating_) return;
+    if (cgroup_) {
+      if (auto s = cgroup_->setFrozen(true); !s) {
+        log_.info(s.error() + "; falling back to SIGSTOP");
+        signalTasks(SIGSTOP);
+      }
+    } else {
+      signalTasks(SIGSTOP);
+    }
+    suspended_ = true;
+    (void)writeStateFile(dir_, "suspended");
+    log_.info("step suspended");
+  }
+
+  void resume() {
+    if (!suspended_) return;
+    if (cgroup_) (void)cgroup_->setFrozen(false);
+    signalTasks(SIGCONT);  // also undoes a SIGSTOP fallback; harmless otherwise
+    suspended_ = false;
+    (void)writeStateFile(dir_, terminating_ ? "terminating" : "running");
+    log_.info("step resumed");
+  }
+
+  void terminate() {
+    if (terminating_) return;
+    terminating_ = true;
+    resume();  // a frozen or stopped task cannot act on the grace signal
+    signalTasks(SIGTERM);
+    kill_deadline_ = SteadyClock::now() + kill_wait_;
+    log_.info("terminating: SIGTERM sent to the tasks");
+  }
+
+  void forceKill() {
+    if (killed_) return;
+    killed_ = true;
+    if (cgroup_) (void)cgroup_->killAll();
+    signalTasks(SIGKILL);
+    log_.info("terminating: tasks killed");
+  }
+
+  void handleSignals() {
+    signalfd_siginfo info{};
+    while (::read(signal_fd_, &info, sizeof info) == sizeof info) {
+      switch (info.ssi_signo) {
+        case SIGTERM:
+        case SIGINT: terminate(); break;
+        case SIGUSR1: suspend(); break;
+        case SIGUSR2: resume(); break;
+        default: break;  // SIGCHLD: reaped below
+      }
+    }
+  }
+
+  void reap() {
+    int status = 0;
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+      for (auto& task : tasks_) {
+        if (task.pid != pid) continue;
+        task.running = false;
+        if (WIFEXITED(status)) result_.exit_code = std::max(result_.exit_code, WEXITSTATUS(status));
+        if (WIFSIGNALED(status) && result_.signal == 0) result_.signal = WTERMSIG(status);
+      }
+    }
+  }
+
+  void supervise() {
+    reap();
+    while (anyRunning() || (spec_.holdsOnly() && !terminating_)) {
+      int timeout_ms = -1;
+      if (terminating_ && !killed_) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kill_deadline_ - SteadyClock::now());
+        timeout_ms = static_cast<int>(std::max<int64_t>(0, left.count()));
+      }
+      pollfd pfd{.fd = signal_fd_, .events = POLLIN, .revents = 0};
+      ::poll(&pfd, 1, timeout_ms);
+      handleSignals();
+      reap();
+      if (terminating_ && !killed_ && SteadyClock::now() >= kill_deadline_) forceKill();
+    }
+  }
+
+  int finish(const std::string& message) {
+    if (!message.empty()) {
+      result_.message = message;
+      if (result_.exit_code == 0) result_.exit_code = 1;
+      log_.info("step failed: " + message);
+    }
+    if (cgroup_) {
+      result_.dmem_peak_bytes = cgroup_->deviceMemoryPeak();
+      (void)cgroup_->killAll();  // processes that left the task groups
+      if (auto s = cgroup_->remove(); !s) log_.info(s.error());
+    }
+    result_.end_time = std::time(nullptr);
+    (void)writeStateFile(dir_, "done");
+    if (auto s = writeResultFile(dir_, result_); !s) {
+      log_.info(s.error());
+      return 1;
+    }
+    log_.info("step done: exit_code=" + std::to_string(result_.exit_code) + " signal=" +
+              std::to_string(result_.signal));
+    return 0;
+  }
+
+  std::string dir_;
+  StepLog log_;
+  StepSpec spec_;
+  std::optional<StepCgroup> cgroup_;
+  std::vector<Task> tasks_;
+  std::optional<StepStreams> streams_;
+  StepResult result_;
+  int signal_fd_ = -1;
+  bool suspended_ = false;
+  bool terminating_ = false;
+  bool killed_ = false;
+  bool devices_constrained_ = false;
+  SteadyClock::time_point kill_deadline_{};
+  std::chrono::milliseconds kill_wait_{std::chrono::seconds(10)};
+};
+
+}  // namespace
+
+int runStep(const StepRunnerOptions& options) { return StepRunner(options).run(); }
+
+}  // namespace gantry::stepd

@@ -1,0 +1,107 @@
+/* A stand-in for librocm_smi64.so built from fixture data, so the rsmi
+ * backend's dlopen path runs for real in tests. It reads the file named by
+ * GANTRY_FAKE_RSMI_FILE when rsmi_init is called (format: README.md). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nodeagent/detect/rsmi_abi.h"
+
+#define MAX_GPUS 64
+
+struct FakeGpu {
+  char name[128];
+  uint16_t deviceId;
+  uint64_t uniqueId;
+  uint64_t bdf;
+  uint32_t renderMinor;
+};
+
+static struct FakeGpu gpus[MAX_GPUS];
+static unsigned char xgmi[MAX_GPUS][MAX_GPUS];
+static uint32_t gpuCount;
+
+static void parseLine(char* line) {
+  char* fields[8] = {0};
+  int n = 0;
+  char* save = NULL;
+  line[strcspn(line, "\n")] = 0;
+  if (line[0] == '#' || line[0] == 0) return;
+  for (char* f = strtok_r(line, "|", &save); f && n < 8; f = strtok_r(NULL, "|", &save)) fields[n++] = f;
+  if (strcmp(fields[0], "gpu") == 0 && n == 6 && gpuCount < MAX_GPUS) {
+    struct FakeGpu* g = &gpus[gpuCount++];
+    unsigned domain = 0, bus = 0, device = 0, function = 0;
+    snprintf(g->name, sizeof g->name, "%s", fields[1]);
+    g->deviceId = (uint16_t)strtoul(fields[2], NULL, 16);
+    g->uniqueId = strtoull(fields[3], NULL, 16);
+    sscanf(fields[4], "%x:%x:%x.%x", &domain, &bus, &device, &function);
+    g->bdf = ((uint64_t)domain << 32) | (bus << 8) | ((device & 0x1f) << 3) | (function & 0x7);
+    g->renderMinor = (uint32_t)atoi(fields[5]);
+  } else if (strcmp(fields[0], "xgmi") == 0 && n == 3) {
+    int i = atoi(fields[1]), j = atoi(fields[2]);
+    if (i >= 0 && j >= 0 && i < MAX_GPUS && j < MAX_GPUS) xgmi[i][j] = 1;
+  }
+}
+
+rsmi_status_t rsmi_init(uint64_t flags) {
+  (void)flags;
+  const char* path = getenv("GANTRY_FAKE_RSMI_FILE");
+  FILE* file = path ? fopen(path, "r") : NULL;
+  if (!file) return 8; /* RSMI_STATUS_INIT_ERROR */
+  memset(gpus, 0, sizeof gpus);
+  memset(xgmi, 0, sizeof xgmi);
+  gpuCount = 0;
+  char line[512];
+  while (fgets(line, sizeof line, file)) parseLine(line);
+  fclose(file);
+  return kRsmiSuccess;
+}
+
+rsmi_status_t rsmi_shut_down(void) { return kRsmiSuccess; }
+
+rsmi_status_t rsmi_num_monitor_devices(uint32_t* count) {
+  *count = gpuCount;
+  return kRsmiSuccess;
+}
+
+#define CHECK_INDEX(i) \
+  if ((i) >= gpuCount) return 2 /* RSMI_STATUS_INVALID_ARGS */
+
+rsmi_status_t rsmi_dev_pci_id_get(uint32_t i, uint64_t* bdf) {
+  CHECK_INDEX(i);
+  *bdf = gpus[i].bdf;
+  return kRsmiSuccess;
+}
+
+rsmi_status_t rsmi_dev_name_get(uint32_t i, char* name, size_t length) {
+  CHECK_INDEX(i);
+  snprintf(name, length, "%s", gpus[i].name);
+  return kRsmiSuccess;
+}
+
+rsmi_status_t rsmi_dev_id_get(uint32_t i, uint16_t* id) {
+  CHECK_INDEX(i);
+  *id = gpus[i].deviceId;
+  return kRsmiSuccess;
+}
+
+rsmi_status_t rsmi_dev_unique_id_get(uint32_t i, uint64_t* id) {
+  CHECK_INDEX(i);
+  *id = gpus[i].uniqueId;
+  return kRsmiSuccess;
+}
+
+rsmi_status_t rsmi_dev_drm_render_minor_get(uint32_t i, uint32_t* minor) {
+  CHECK_INDEX(i);
+  *minor = gpus[i].renderMinor;
+  return kRsmiSuccess;
+}
+
+rsmi_status_t rsmi_topo_get_link_type(uint32_t i, uint32_t j, uint64_t* hops, int* type) {
+  CHECK_INDEX(i);
+  CHECK_INDEX(j);
+  *hops = 1;
+  *type = xgmi[i][j] ? kRsmiIoLinkTypeXgmi : kRsmiIoLinkTypePcie;
+  return kRsmiSuccess;
+}

@@ -1,0 +1,285 @@
+// The subcommands end to end against an in-process fake controller: what
+// they send, what they print, and their exit status.
+#include <catch2/catch.hpp>
+
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/subcommands.h"
+#include "common/auth/identity.h"
+#include "cli_fixtures.h"
+#include "gantry/v1/controller.grpc.pb.h"
+
+using namespace gantry::cli;
+using namespace cli_fixtures;
+
+namespace {
+
+// Answers from the shared fixtures and remembers what it was asked.
+class FakeController final : public gantry::v1::Controller::Service {
+ public:
+  gantry::v1::SubmitJobRequest lastSubmit;
+  gantry::v1::CancelJobRequest lastCancel;
+  gantry::v1::UpdateNodeRequest lastUpdate;
+  gantry::v1::ListJobsRequest lastListJobs;
+  std::vector<std::string> actions;
+
+  grpc::Status SubmitJob(grpc::ServerContext*, const gantry::v1::SubmitJobRequest* request,
+                         gantry::v1::SubmitJobResponse* response) override {
+    lastSubmit = *request;
+    response->set_job_id(42);
+    if (request->test_only()) response->set_test_only_result("Job 42 to start at now on gpu1");
+    return grpc::Status::OK;
+  }
+  grpc::Status CancelJob(grpc::ServerContext*, const gantry::v1::CancelJobRequest* request,
+                         gantry::v1::CancelJobResponse* response) override {
+    lastCancel = *request;
+    for (uint64_t id : request->job_ids()) {
+      if (id == 99) response->add_errors("Kill job error on job id 99: Invalid job id specified");
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status ListJobs(grpc::ServerContext*, const gantry::v1::ListJobsRequest* request,
+                        gantry::v1::ListJobsResponse* response) override {
+    lastListJobs = *request;
+    for (const auto& job : {runningGpuJob(), pendingJob()}) {
+      bool wanted = request->job_ids().empty();
+      for (uint64_t id : request->job_ids()) wanted = wanted || id == job.job_id();
+      if (wanted) *response->add_jobs() = job;
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status ListNodes(grpc::ServerContext*, const gantry::v1::ListNodesRequest* request,
+                         gantry::v1::ListNodesResponse* response) override {
+    for (const auto& node : clusterNodes()) {
+      bool wanted = request->names().empty();
+      for (const auto& name : request->names()) wanted = wanted || name == node.name();
+      if (wanted) *response->add_nodes() = node;
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status ListPartitions(grpc::ServerContext*, const gantry::v1::ListPartitionsRequest* request,
+                              gantry::v1::ListPartitionsResponse* response) override {
+    for (const auto& partition : clusterPartitions()) {
+      bool wanted = request->names().empty();
+      for (const auto& name : request->names()) wanted = wanted || name == partition.name();
+      if (wanted) *response->add_partitions() = partition;
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status GetConfig(grpc::ServerContext*, const gantry::v1::GetConfigRequest*,
+                         gantry::v1::GetConfigResponse* response) override {
+    auto* entry = response->add_entries();
+    entry->set_key("SchedulerType");
+    entry->set_value("sched/gang");
+    return grpc::Status::OK;
+  }
+  grpc::Status UpdateNode(grpc::ServerContext*, const gantry::v1::UpdateNodeRequest* request,
+                          gantry::v1::UpdateNodeResponse*) override {
+    lastUpdate = *request;
+    return grpc::Status::OK;
+  }
+  grpc::Status SuspendJob(grpc::ServerContext*, const gantry::v1::JobActionRequest* request,
+                          gantry::v1::JobActionResponse*) override {
+    return act("suspend", request->job_id());
+  }
+  grpc::Status ResumeJob(grpc::ServerContext*, const gantry::v1::JobActionRequest* request,
+                         gantry::v1::JobActionResponse*) override {
+    return act("resume", request->job_id());
+  }
+  grpc::Status HoldJob(grpc::ServerContext*, const gantry::v1::JobActionRequest* request,
+                       gantry::v1::JobActionResponse*) override {
+    return act("hold", request->job_id());
+  }
+  grpc::Status ReleaseJob(grpc::ServerContext*, const gantry::v1::JobActionRequest* request,
+                          gantry::v1::JobActionResponse*) override {
+    return act("release", request->job_id());
+  }
+
+ private:
+  grpc::Status act(const std::string& what, uint64_t id) {
+    if (id == 404) return grpc::Status(grpc::StatusCode::NOT_FOUND, "Invalid job id specified");
+    actions.push_back(what + " " + std::to_string(id));
+    return grpc::Status::OK;
+  }
+};
+
+// A fake controller on a free loopback port and a gantry.conf pointing at it.
+class Cluster {
+ public:
+  Cluster() {
+    static std::atomic<int> counter{0};
+    dir_ = std::filesystem::temp_directory_path() /
+           ("gantry-cli-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::create_directories(dir_);
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(&controller);
+    server_ = builder.BuildAndStart();
+    std::ofstream(dir_ / "gantry.conf")
+        << "ClusterName=test\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=" << port
+        << "\nAuthType=auth/none\nNodeName=gpu[1-2] CPUs=8\nPartitionName=gpu Nodes=gpu[1-2] "
+           "Default=YES\n";
+    std::ofstream(dir_ / "job.sh") << "#!/bin/sh\n#SBATCH -N 2\n#SBATCH --gpus-per-node=2\nhostname\n";
+  }
+  ~Cluster() {
+    server_->Shutdown();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  std::string confDir() const { return dir_.string(); }
+  std::string script() const { return (dir_ / "job.sh").string(); }
+
+  FakeController controller;
+
+ private:
+  std::filesystem::path dir_;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+struct Outcome {
+  int status = 0;
+  std::string out;
+  std::string err;
+};
+
+// Runs a subcommand with stdout and stderr captured.
+Outcome run(int (*subcommand)(const std::vector<std::string>&), std::vector<std::string> args,
+            const Cluster& cluster) {
+  // First, because sbatch stops reading options at the script's name.
+  args.insert(args.begin(), {"--conf-dir", cluster.confDir()});
+  std::ostringstream out, err;
+  auto* oldOut = std::cout.rdbuf(out.rdbuf());
+  auto* oldErr = std::cerr.rdbuf(err.rdbuf());
+  int status = subcommand(args);
+  std::cout.rdbuf(oldOut);
+  std::cerr.rdbuf(oldErr);
+  return Outcome{status, out.str(), err.str()};
+}
+
+}  // namespace
+
+TEST_CASE("sbatch submits a script with its directives", "[cli][commands]") {
+  Cluster cluster;
+  auto outcome = run(runSbatch, {"-p", "gpu", cluster.script()}, cluster);
+  CHECK(outcome.status == 0);
+  CHECK(outcome.out == "Submitted batch job 42\n");
+  const auto& spec = cluster.controller.lastSubmit.spec();
+  CHECK(spec.min_nodes() == 2);
+  CHECK(spec.gpus_per_node() == 2);
+  CHECK(spec.partition() == "gpu");
+  CHECK(spec.name() == "job.sh");
+  CHECK_FALSE(spec.environment().empty());
+  CHECK_FALSE(spec.work_dir().empty());
+}
+
+TEST_CASE("sbatch --parsable and --test-only", "[cli][commands]") {
+  Cluster cluster;
+  auto parsable = run(runSbatch, {"--parsable", "--wrap", "true"}, cluster);
+  CHECK(parsable.status == 0);
+  CHECK(parsable.out == "42\n");
+  auto test = run(runSbatch, {"--test-only", "--wrap", "true"}, cluster);
+  CHECK(test.status == 0);
+  CHECK(cluster.controller.lastSubmit.test_only());
+  CHECK(test.err == "sbatch: Job 42 to start at now on gpu1\n");
+}
+
+TEST_CASE("squeue prints the default columns and filters", "[cli][commands]") {
+  Cluster cluster;
+  auto all = run(runSqueue, {}, cluster);
+  CHECK(all.status == 0);
+  CHECK_THAT(all.out, Catch::StartsWith("             JOBID PARTITION"));
+  CHECK_THAT(all.out, Catch::Contains("(Resources)"));
+  auto filtered = run(runSqueue, {"-h", "-p", "cpu", "-o", "%i %t", "-t", "PD,R", "-u", "bob"},
+                      cluster);
+  CHECK(filtered.status == 0);
+  CHECK(filtered.out == "13 PD\n");
+  CHECK(cluster.controller.lastListJobs.user() == "bob");
+  CHECK(cluster.controller.lastListJobs.states_size() == 2);
+  auto json = run(runSqueue, {"--json", "-j", "12"}, cluster);
+  CHECK_THAT(json.out, Catch::Contains("\"job_id\": 12"));
+  auto bad = run(runSqueue, {"-t", "sleepy"}, cluster);
+  CHECK(bad.status == 1);
+  CHECK(bad.err == "squeue: error: -t/--states: invalid job state 'sleepy'\n");
+}
+
+TEST_CASE("sinfo views", "[cli][commands]") {
+  Cluster cluster;
+  auto summary = run(runSinfo, {}, cluster);
+  CHECK(summary.status == 0);
+  CHECK_THAT(summary.out, Catch::StartsWith("PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n"));
+  auto reasons = run(runSinfo, {"-R", "-h"}, cluster);
+  CHECK_THAT(reasons.out, Catch::StartsWith("bad dimm"));
+  auto gres = run(runSinfo, {"-N", "-O", "NodeList:6,GresUsed:0", "-p", "gpu"}, cluster);
+  CHECK_THAT(gres.out, Catch::Contains("gpu1  gpu:a100:2(IDX:0-1)"));
+  auto json = run(runSinfo, {"--json"}, cluster);
+  CHECK_THAT(json.out, Catch::Contains("\"partitions\"") && Catch::Contains("\"nodes\""));
+}
+
+TEST_CASE("scancel reports each failed job and exits 1", "[cli][commands]") {
+  Cluster cluster;
+  auto ok = run(runScancel, {"12", "-s", "USR1"}, cluster);
+  CHECK(ok.status == 0);
+  CHECK(cluster.controller.lastCancel.signal() == 10);
+  auto failed = run(runScancel, {"12", "99"}, cluster);
+  CHECK(failed.status == 1);
+  CHECK(failed.err == "scancel: error: Kill job error on job id 99: Invalid job id specified\n");
+  auto byUser = run(runScancel, {"-u", "bob"}, cluster);
+  CHECK(byUser.status == 0);
+  CHECK(cluster.controller.lastCancel.user() == "bob");
+  auto none = run(runScancel, {}, cluster);
+  CHECK(none.status == 1);
+  auto badSignal = run(runScancel, {"12", "-s", "WIBBLE"}, cluster);
+  CHECK_THAT(badSignal.err, Catch::Contains("-s/--signal: invalid signal 'WIBBLE'"));
+}
+
+TEST_CASE("scontrol show, update and job actions", "[cli][commands]") {
+  Cluster cluster;
+  auto job = run(runScontrol, {"show", "job", "12", "-d"}, cluster);
+  CHECK(job.status == 0);
+  CHECK_THAT(job.out, Catch::StartsWith("JobId=12 JobName=train\n"));
+  CHECK_THAT(job.out, Catch::Contains("GRES=gpu:a100:2(IDX:0-1)"));
+  auto missing = run(runScontrol, {"show", "job", "77"}, cluster);
+  CHECK(missing.status == 1);
+  CHECK_THAT(missing.err, Catch::Contains("Invalid job id specified"));
+  auto nodes = run(runScontrol, {"show", "node", "gpu[1-2]"}, cluster);
+  CHECK_THAT(nodes.out, Catch::Contains("NodeName=gpu1 ") && Catch::Contains("\n\nNodeName=gpu2 "));
+  auto partition = run(runScontrol, {"show", "partition", "gpu", "--json"}, cluster);
+  CHECK_THAT(partition.out, Catch::Contains("\"over_subscribe\": \"FORCE:4\""));
+  auto config = run(runScontrol, {"show", "config"}, cluster);
+  CHECK_THAT(config.out, Catch::Contains("SchedulerType           = sched/gang\n"));
+
+  auto update = run(runScontrol, {"update", "NodeName=gpu1", "State=DRAIN", "Reason=bad gpu"}, cluster);
+  CHECK(update.status == 0);
+  CHECK(cluster.controller.lastUpdate.reason() == "bad gpu");
+
+  CHECK(run(runScontrol, {"suspend", "12"}, cluster).status == 0);
+  CHECK(run(runScontrol, {"resume", "12"}, cluster).status == 0);
+  CHECK(run(runScontrol, {"hold", "13"}, cluster).status == 0);
+  CHECK(run(runScontrol, {"release", "13"}, cluster).status == 0);
+  CHECK(cluster.controller.actions ==
+        std::vector<std::string>{"suspend 12", "resume 12", "hold 13", "release 13"});
+  auto refused = run(runScontrol, {"suspend", "404"}, cluster);
+  CHECK(refused.status == 1);
+  CHECK(refused.err == "scontrol: error: suspend job 404: Invalid job id specified\n");
+  auto unknown = run(runScontrol, {"frobnicate"}, cluster);
+  CHECK(unknown.status == 1);
+  CHECK_THAT(unknown.err, Catch::Contains("unknown command 'frobnicate'"));
+}
+
+TEST_CASE("squeue --me asks for the caller's jobs", "[cli][commands]") {
+  Cluster cluster;
+  auto mine = run(runSqueue, {"--me", "-h"}, cluster);
+  CHECK(mine.status == 0);
+  CHECK(cluster.controller.lastListJobs.user() == gantry::auth::userName(getuid()));
+  auto both = run(runSqueue, {"--me", "-u", "bob"}, cluster);
+  CHECK(both.status == 1);
+  CHECK_THAT(both.err, Catch::Contains("--me and -u/--user cannot be combined"));
+}

@@ -1,0 +1,102 @@
+#include <catch2/catch.hpp>
+
+#include "cli/parse_units.h"
+#include "cli/time_format.h"
+
+using namespace gantry::cli;
+
+TEST_CASE("time limits in every Slurm form", "[cli][units]") {
+  struct Case {
+    const char* text;
+    int64_t minutes;
+  };
+  for (const Case& c : {Case{"30", 30}, Case{"5:30", 6}, Case{"0:30", 1}, Case{"1:00:00", 60},
+                        Case{"2:30:00", 150}, Case{"1-0", 1440}, Case{"1-2", 1560},
+                        Case{"1-2:30", 1590}, Case{"1-2:30:01", 1591}, Case{"UNLIMITED", -1},
+                        Case{"infinite", -1}, Case{"0", 0}}) {
+    INFO(c.text);
+    auto parsed = parseTimeLimitMinutes(c.text);
+    REQUIRE(parsed.ok());
+    CHECK(*parsed == c.minutes);
+  }
+}
+
+TEST_CASE("bad time limits are refused with the accepted forms", "[cli][units]") {
+  for (const char* text : {"", "abc", "1:2:3:4", "1-", "-5", "1-2-3", "1:x", "1.5"}) {
+    INFO(text);
+    auto parsed = parseTimeLimitMinutes(text);
+    REQUIRE_FALSE(parsed.ok());
+    CHECK_THAT(parsed.error(), Catch::Contains("invalid time limit"));
+  }
+}
+
+TEST_CASE("memory sizes default to megabytes", "[cli][units]") {
+  CHECK(*parseMemoryMb("100") == 100);
+  CHECK(*parseMemoryMb("100M") == 100);
+  CHECK(*parseMemoryMb("4G") == 4096);
+  CHECK(*parseMemoryMb("4g") == 4096);
+  CHECK(*parseMemoryMb("1T") == 1024 * 1024);
+  CHECK(*parseMemoryMb("2048K") == 2);
+  CHECK(*parseMemoryMb("1K") == 1);
+  CHECK_THAT(parseMemoryMb("4X").error(), Catch::Contains("unit must be K, M, G or T"));
+  CHECK_THAT(parseMemoryMb("G").error(), Catch::Contains("expected a whole number"));
+  CHECK_THAT(parseMemoryMb("-1").error(), Catch::Contains("invalid size"));
+}
+
+TEST_CASE("node ranges", "[cli][units]") {
+  auto one = parseNodeRange("5");
+  REQUIRE(one.ok());
+  CHECK(one->min == 5);
+  CHECK(one->max == 0);
+  auto range = parseNodeRange("2-4");
+  REQUIRE(range.ok());
+  CHECK(range->min == 2);
+  CHECK(range->max == 4);
+  CHECK_THAT(parseNodeRange("4-2").error(), Catch::Contains("maximum is below minimum"));
+  CHECK_THAT(parseNodeRange("x").error(), Catch::Contains("expected N or MIN-MAX"));
+  CHECK_FALSE(parseNodeRange("0").ok());
+}
+
+TEST_CASE("GRES lists", "[cli][units]") {
+  auto items = parseGresList("gpu:a100:2,mps:100,gpu,gpu:tesla");
+  REQUIRE(items.ok());
+  REQUIRE(items->size() == 4);
+  CHECK((*items)[0].name == "gpu");
+  CHECK((*items)[0].type == "a100");
+  CHECK((*items)[0].count == 2);
+  CHECK((*items)[1].name == "mps");
+  CHECK((*items)[1].type.empty());
+  CHECK((*items)[1].count == 100);
+  CHECK((*items)[2].count == 1);
+  CHECK((*items)[3].type == "tesla");
+  CHECK((*items)[3].count == 1);
+  CHECK_THAT(parseGresList("gpu:a100:x").error(), Catch::Contains("is not a number"));
+  CHECK_THAT(parseGresList("gpu:0").error(), Catch::Contains("at least 1"));
+  CHECK_THAT(parseGresList("gpu,,mps").error(), Catch::Contains("expected name[:type][:count]"));
+  CHECK_THAT(parseGresList("a:b:1:2").error(), Catch::Contains("expected name[:type][:count]"));
+}
+
+TEST_CASE("GPU counts with optional type", "[cli][units]") {
+  auto plain = parseGpuCount("4");
+  REQUIRE(plain.ok());
+  CHECK(plain->count == 4);
+  CHECK(plain->type.empty());
+  auto typed = parseGpuCount("a100:2");
+  REQUIRE(typed.ok());
+  CHECK(typed->type == "a100");
+  CHECK(typed->count == 2);
+  CHECK_FALSE(parseGpuCount("a100:").ok());
+  CHECK_FALSE(parseGpuCount(":2").ok());
+  CHECK_FALSE(parseGpuCount("0").ok());
+}
+
+TEST_CASE("durations print like squeue and scontrol", "[cli][units]") {
+  CHECK(formatElapsedShort(5) == "0:05");
+  CHECK(formatElapsedShort(65) == "1:05");
+  CHECK(formatElapsedShort(3600) == "1:00:00");
+  CHECK(formatElapsedShort(90061) == "1-01:01:01");
+  CHECK(formatElapsedLong(5) == "00:00:05");
+  CHECK(formatElapsedLong(90061) == "1-01:01:01");
+  CHECK(formatLimitMinutes(-1, "UNLIMITED") == "UNLIMITED");
+  CHECK(formatLimitMinutes(30, "infinite") == "30:00");
+}

@@ -1,0 +1,83 @@
+#include <catch2/catch.hpp>
+
+#include "cli/json_render.h"
+#include "cli/scontrol_render.h"
+#include "cli_fixtures.h"
+
+using namespace gantry::cli;
+using namespace cli_fixtures;
+
+namespace {
+
+RenderOptions options(bool details) {
+  useUtc();
+  return RenderOptions{.details = details,
+                       .now = kNow,
+                       .groupName = [](uint32_t gid) { return gid == 100 ? "users" : "alice"; }};
+}
+
+}  // namespace
+
+TEST_CASE("scontrol show job", "[cli][scontrol]") {
+  std::string out = joinRecords({renderJob(runningGpuJob(), options(false)),
+                                 renderJob(pendingJob(), options(false))});
+  CHECK(out == golden("show_job.txt", out));
+  CHECK_THAT(out, Catch::StartsWith("JobId=12 JobName=train\n   UserId=alice(1000) "));
+  CHECK_THAT(out, Catch::Contains("\n\nJobId=13 "));
+  CHECK_THAT(out, Catch::Contains("GresEnforceLinks=Yes"));
+}
+
+TEST_CASE("scontrol show job -d lists each node's allocation", "[cli][scontrol]") {
+  std::string out = renderJob(runningGpuJob(), options(true));
+  CHECK(out == golden("show_job_detail.txt", out));
+  CHECK_THAT(out, Catch::Contains("\n     Nodes=gpu1 CPU_IDs=0-3 Mem=8192 GRES=gpu:a100:2(IDX:0-1)\n"));
+}
+
+TEST_CASE("scontrol show node", "[cli][scontrol]") {
+  auto nodes = clusterNodes();
+  std::string out = joinRecords({renderNode(nodes[2], options(false)),
+                                 renderNode(nodes[3], options(false))});
+  CHECK(out == golden("show_node.txt", out));
+  CHECK_THAT(out, Catch::Contains("Reason=bad dimm [root@2026-11-30T09:00:00]"));
+  CHECK_THAT(out, !Catch::Contains("GresUsed="));
+}
+
+TEST_CASE("scontrol show node -d adds GresUsed", "[cli][scontrol]") {
+  std::string out = renderNode(clusterNodes()[3], options(true));
+  CHECK(out == golden("show_node_detail.txt", out));
+  CHECK_THAT(out, Catch::Contains("   GresUsed=gpu:a100:2(IDX:0-1)\n"));
+}
+
+TEST_CASE("scontrol show partition", "[cli][scontrol]") {
+  std::vector<std::string> records;
+  for (const auto& partition : clusterPartitions()) {
+    records.push_back(renderPartition(partition, options(false)));
+  }
+  std::string out = joinRecords(records);
+  CHECK(out == golden("show_partition.txt", out));
+}
+
+TEST_CASE("scontrol show config", "[cli][scontrol]") {
+  std::vector<gantry::v1::ConfigEntry> entries(2);
+  entries[0].set_key("SchedulerTimeSlice");
+  entries[0].set_value("30");
+  entries[1].set_key("SchedulerType");
+  entries[1].set_value("sched/gang");
+  std::string out = renderConfig(entries, options(false));
+  CHECK(out == "Configuration data as of 2026-11-30T10:00:00\n"
+               "SchedulerTimeSlice      = 30\n"
+               "SchedulerType           = sched/gang\n");
+}
+
+TEST_CASE("--json keeps proto field names and numbers", "[cli][json]") {
+  auto json = listToJson("jobs", std::vector<gantry::v1::Job>{runningGpuJob()});
+  REQUIRE(json["jobs"].size() == 1);
+  const auto& job = json["jobs"][0];
+  CHECK(job["job_id"] == 12);
+  CHECK(job["state"] == "RUNNING");
+  CHECK(job["spec"]["gpus_per_node"] == 2);
+  CHECK(job["spec"]["mem_per_node_mb"] == 8192);
+  CHECK(job["allocation"][0]["cores"].size() == 4);
+  CHECK(job["time_limit_minutes"] == 90);
+  CHECK(job["exit_code"] == 0);  // defaults are printed too
+}

@@ -1,0 +1,78 @@
+#include <catch2/catch.hpp>
+
+#include "controller/select/job_shape.h"
+
+using namespace gantry::select;
+
+TEST_CASE("request validation names the option and the rule", "[select][shape]") {
+  Request r;
+  CHECK(validateRequest(r).ok());
+  r.gpusPerSocket = 1;
+  CHECK_THAT(validateRequest(r).error(), Catch::Contains("--gpus-per-socket") && Catch::Contains("--sockets-per-node"));
+  Request both;
+  both.gpusPerNode = 1;
+  both.gpusPerTask = 1;
+  CHECK_FALSE(validateRequest(both).ok());
+  Request mem;
+  mem.memPerCpuMb = mem.memPerNodeMb = 1;
+  CHECK_THAT(validateRequest(mem).error(), Catch::Contains("--mem"));
+  Request nodes;
+  nodes.minNodes = 3;
+  nodes.maxNodes = 2;
+  CHECK_THAT(validateRequest(nodes).error(), Catch::Contains("-N"));
+  Request twice;
+  twice.gresPerNode = {{"gpu", "a100", 1}, {"gpu", "a100", 2}};
+  CHECK_THAT(validateRequest(twice).error(), Catch::Contains("given twice"));
+}
+
+TEST_CASE("shapes: node range, spreading and fixed task counts", "[select][shape]") {
+  Request r;
+  r.ntasks = 4;
+  auto loose = shapeJob(r, {});
+  REQUIRE(loose.ok());
+  CHECK(loose->canSpread);
+  CHECK_FALSE(loose->tasksPerNodeFixed);
+  r.maxNodes = 1;
+  CHECK_FALSE(shapeJob(r, {})->canSpread);
+  Request perNode;
+  perNode.ntasks = 4;
+  perNode.ntasksPerNode = 2;
+  auto fixed = shapeJob(perNode, {});
+  CHECK(fixed->minNodes == 2);
+  CHECK(fixed->maxNodes == 2);
+  CHECK(fixed->tasksPerNodeFixed);
+  Request n2;
+  n2.minNodes = 2;
+  n2.ntasksPerNode = 3;
+  CHECK(shapeJob(n2, {})->ntasks == 6);
+  Request single;
+  CHECK_FALSE(shapeJob(single, {})->canSpread);
+  auto capped = shapeJob(r, ShapeOptions{.partitionMaxNodes = 1});
+  CHECK(capped->maxNodes == 1);
+  Request gpus;
+  gpus.gpus = 8;
+  gpus.gpusPerNode = 4;
+  auto split = shapeJob(gpus, {});
+  CHECK(split->minNodes == 2);
+  CHECK(split->gpusPerJob == 0);
+  Request exclusive;
+  exclusive.exclusive = true;
+  CHECK(shapeJob(exclusive, {})->wholeNode);
+  Request spec;
+  spec.coreSpec = 1;
+  CHECK_FALSE(shapeJob(spec, {})->wholeNode);
+  CHECK(shapeJob(spec, ShapeOptions{.allowSpecResourcesUsage = true})->wholeNode);
+}
+
+TEST_CASE("--gpus with --gpus-per-node fixes the node count", "[select][shape]") {
+  Request one;
+  one.gpus = 4;
+  one.gpusPerNode = 4;
+  auto shape = shapeJob(one, {});
+  CHECK(shape->minNodes == 1);
+  CHECK(shape->maxNodes == 1);
+  CHECK_FALSE(shape->canSpread);
+  Request two = one;
+  two.gpus = 8;
+  CHECK(shapeJob(two, {})->maxNodes == 2);
+}

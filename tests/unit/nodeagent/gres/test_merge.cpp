@@ -1,0 +1,204 @@
+#include <catch2/catch.hpp>
+
+#include "merge_fixture.h"
+
+using namespace gantry;
+using gantry::testing::MergeCase;
+using gantry::testing::runMerge;
+
+TEST_CASE("autodetected GPUs take the gantry.conf type they stand for", "[gres][merge]") {
+  auto run = runMerge({.host = "nvlink8-2socket", .autoDetect = "nvml", .gresConfText = "AutoDetect=nvml\n",
+                       .nodeGres = "gpu:h100:8"});
+  REQUIRE(run.result.ok());
+  const auto& records = run.result->records;
+  REQUIRE(records.size() == 8);
+  CHECK(records[0].type == "h100");
+  CHECK(records[0].files == std::vector<std::string>{"/dev/nvidia1"});
+  CHECK(records[0].links == std::vector<int>{-1, 2, 2, 2, 2, 2, 2, 2});
+  CHECK(records[0].autodetected);
+  CHECK(run.result->drainReason.empty());
+  CHECK(run.result->errors.empty());
+}
+
+TEST_CASE("detected devices gantry.conf does not account for drain the node", "[gres][merge]") {
+  auto run = runMerge({.host = "pcie4-linked-pairs", .autoDetect = "nvml", .gresConfText = "AutoDetect=nvml\n",
+                       .nodeGres = "gpu:a6000:2"});
+  REQUIRE(run.result.ok());
+  CHECK(run.result->records.size() == 4);
+  CHECK(run.result->drainReason ==
+        "gres/gpu: 2 detected device(s) not in gantry.conf Gres=gpu:a6000:2 of node node0: "
+        "gpu:a6000(/dev/nvidia2) gpu:a6000(/dev/nvidia3)");
+}
+
+TEST_CASE("a gres.conf line whose Cores contradict the detected GPU omits it", "[gres][merge]") {
+  auto run = runMerge({.host = "pcie4-linked-pairs",
+                       .autoDetect = "nvml",
+                       .gresConfText = "AutoDetect=nvml\nName=gpu Type=a6000 File=/dev/nvidia2 Cores=0-7\n",
+                       .nodeGres = "gpu:a6000:4"});
+  REQUIRE(run.result.ok());
+  const auto& r = *run.result;
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0] ==
+        "gres.conf:2: gres/gpu: detected GPU 0000:41:00.0 (/dev/nvidia2) has Cores=0-15 but gres.conf says "
+        "Cores=0-7; the GPU is omitted from node node0");
+  REQUIRE(r.records.size() == 3);
+  CHECK(r.records[2].files == std::vector<std::string>{"/dev/nvidia3"});
+  REQUIRE(r.omitted.size() == 1);
+  CHECK(r.omitted[0].pciBusId == "0000:41:00.0");
+  // Links are re-indexed over the devices that remain.
+  CHECK(r.records[0].links == std::vector<int>{-1, 4, 0});
+  CHECK(r.records[2].links == std::vector<int>{0, 0, -1});
+}
+
+TEST_CASE("a gres.conf line whose Links contradict the detected GPU omits it", "[gres][merge]") {
+  auto run = runMerge({.host = "pcie4-linked-pairs",
+                       .autoDetect = "nvml",
+                       .gresConfText = "AutoDetect=nvml\nName=gpu File=/dev/nvidia0 Links=-1,0,4,0\n",
+                       .nodeGres = "gpu:4"});
+  REQUIRE(run.result.ok());
+  REQUIRE(run.result->errors.size() == 1);
+  CHECK(run.result->errors[0] ==
+        "gres.conf:2: gres/gpu: detected GPU 0000:01:00.0 (/dev/nvidia0) has Links=-1,4,0,0 but gres.conf says "
+        "Links=-1,0,4,0; the GPU is omitted from node node0");
+  CHECK(run.result->records.size() == 3);
+}
+
+TEST_CASE("matching gres.conf lines are double-checked and keep their Type and Flags", "[gres][merge]") {
+  auto run = runMerge({.host = "pcie4-linked-pairs",
+                       .autoDetect = "nvml",
+                       .gresConfText = "AutoDetect=nvml\n"
+                                       "Name=gpu Type=a6000 File=/dev/nvidia1 Cores=0-15 Links=4,-1,0,0 Flags=env_uuid\n",
+                       .nodeGres = "gpu:a6000:4"});
+  REQUIRE(run.result.ok());
+  CHECK(run.result->errors.empty());
+  const auto& second = run.result->records[1];
+  CHECK(second.type == "a6000");
+  CHECK(second.flags == std::vector<std::string>{"env_uuid"});
+  CHECK(second.sourceLine == 2);
+  CHECK(second.uuid.starts_with("GPU-"));
+}
+
+TEST_CASE("a gres.conf Type that is no substring of the detected name does not match", "[gres][merge]") {
+  auto run = runMerge({.host = "pcie4-linked-pairs",
+                       .autoDetect = "nvml",
+                       .gresConfText = "AutoDetect=nvml\nName=gpu Type=h100 File=/dev/nvidia0 Cores=0-15\n",
+                       .nodeGres = "gpu:4,gpu:h100:1"});
+  REQUIRE(run.result.ok());
+  CHECK(run.result->errors.empty());  // not matched, so not checked
+  REQUIRE(run.result->records.size() == 5);
+  CHECK(run.result->records[4].type == "h100");  // configured-only device after the detected ones
+  CHECK_FALSE(run.result->records[4].autodetected);
+}
+
+TEST_CASE("chunked records drop detected Links with one warning per line", "[gres][merge][chunks]") {
+  auto run = runMerge({.host = "nvlink8-2socket",
+                       .autoDetect = "nvml",
+                       .gresConfText = "AutoDetect=nvml\nName=gpu Type=h100 File=/dev/nvidia[0-7] ChunkSizes=2,4,8\n",
+                       .nodeGres = "gpu:h100:8"});
+  REQUIRE(run.result.ok());
+  const auto& r = *run.result;
+  REQUIRE(r.records.size() == 8);
+  for (const auto& record : r.records) {
+    CHECK(record.links.empty());
+    CHECK(record.chunkSizes == std::vector<int>{2, 4, 8});
+  }
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0] == "gres.conf:2: Links found by AutoDetect are ignored for Name=gpu Type=h100 because it sets ChunkSizes");
+  CHECK(r.records[0].files == std::vector<std::string>{"/dev/nvidia1"});  // device order stays PCI bus order
+}
+
+TEST_CASE("without AutoDetect devices follow the File order of gres.conf", "[gres][merge]") {
+  auto run = runMerge({.host = "pcie4-linked-pairs",
+                       .autoDetect = "off",
+                       .gresConfText = "Name=gpu Type=a6000 File=/dev/nvidia[2-3] Cores=0-15\n"
+                                       "Name=gpu Type=a6000 File=/dev/nvidia[0-1]\n"
+                                       "Name=bandwidth Type=lustre Count=4G Flags=CountOnly\n",
+                       .nodeGres = "gpu:a6000:4,bandwidth:lustre:4G"});
+  REQUIRE(run.result.ok());
+  const auto& records = run.result->records;
+  REQUIRE(records.size() == 5);
+  CHECK(records[0].files == std::vector<std::string>{"/dev/nvidia2"});
+  CHECK(records[2].files == std::vector<std::string>{"/dev/nvidia0"});
+  CHECK(records[0].pciBusId == "0000:41:00.0");
+  CHECK(records[4].name == "bandwidth");
+  CHECK(records[4].count == 4ULL * 1024 * 1024 * 1024);
+  CHECK(run.result->drainReason.empty());
+}
+
+TEST_CASE("gantry.conf GRES with no gres.conf lines become count-only records", "[gres][merge]") {
+  auto run = runMerge({.host = "pcie4-linked-pairs", .autoDetect = "off", .gresConfText = "", .nodeGres = "gpu:2"});
+  REQUIRE(run.result.ok());
+  REQUIRE(run.result->records.size() == 1);
+  CHECK(run.result->records[0].count == 2);
+  CHECK(run.result->records[0].files.empty());
+}
+
+TEST_CASE("autodetected affinity splitting a socket stops the agent", "[gres][merge][sockets]") {
+  auto run = runMerge({.host = "many-l3-1socket", .autoDetect = "nvml", .gresConfText = "AutoDetect=nvml\n",
+                       .nodeGres = "gpu:a100:2"});
+  REQUIRE_FALSE(run.result.ok());
+  CHECK(run.result.error() ==
+        "gres/gpu GRES autodetected core affinity 0-1 on node node0 doesn't match socket boundaries. (Socket 0 is cores 0-15)\n"
+        "gres/gpu GRES autodetected core affinity 8-9 on node node0 doesn't match socket boundaries. (Socket 0 is cores 0-15)");
+
+  auto aligned = runMerge({.host = "many-l3-1socket", .autoDetect = "nvml", .gresConfText = "AutoDetect=nvml\n",
+                           .nodeGres = "gpu:a100:2", .parameters = {"l3cache_as_socket"}});
+  REQUIRE(aligned.result.ok());
+  CHECK(aligned.result->records[1].cores == std::vector<int>{8, 9});
+}
+
+TEST_CASE("numa_node_as_socket does not help where NUMA spans the package", "[gres][merge][sockets]") {
+  auto run = runMerge({.host = "many-l3-1socket", .autoDetect = "nvml", .gresConfText = "AutoDetect=nvml\n",
+                       .nodeGres = "gpu:a100:2", .parameters = {"numa_node_as_socket"}});
+  CHECK_FALSE(run.result.ok());
+}
+
+TEST_CASE("MIG instances register with their profile type", "[gres][merge][mig]") {
+  auto run = runMerge({.host = "a100-mig", .autoDetect = "nvml", .gresConfText = "AutoDetect=nvml\n",
+                       .nodeGres = "gpu:a100:1,gpu:a100_3g.20gb:2"});
+  REQUIRE(run.result.ok());
+  const auto& records = run.result->records;
+  REQUIRE(records.size() == 3);
+  CHECK(records[0].type == "a100");
+  CHECK(records[1].type == "a100_3g.20gb");
+  CHECK(records[1].isMig);
+  CHECK(records[1].files.size() == 3);
+  CHECK(records[1].links.empty());
+  CHECK(run.result->drainReason.empty());
+}
+
+TEST_CASE("file-less gpu lines lend their Flags to detected GPUs of their Type", "[gres][merge]") {
+  auto run = runMerge({.host = "amd8-xgmi",
+                       .autoDetect = "amd",
+                       .gresConfText = "AutoDetect=amd\nName=gpu Type=mi300x Count=8 Flags=env_uuid\n",
+                       .nodeGres = "gpu:mi300x:8"});
+  REQUIRE(run.result.ok());
+  REQUIRE(run.result->records.size() == 8);
+  for (const auto& r : run.result->records) CHECK(r.flags == std::vector<std::string>{"env_uuid"});
+  CHECK(run.result->records[0].files == std::vector<std::string>{"/dev/dri/renderD128", "/dev/dri/card1"});
+  CHECK(run.result->records[0].links == std::vector<int>{-1, 1, 1, 1, 1, 1, 1, 1});
+}
+
+TEST_CASE("shards spread over the GPUs of their Type", "[gres][merge][shard]") {
+  auto run = runMerge({.host = "pcie4-linked-pairs",
+                       .autoDetect = "nvml",
+                       .gresConfText = "AutoDetect=nvml\nName=shard Count=10\n",
+                       .nodeGres = "gpu:4,shard:10"});
+  REQUIRE(run.result.ok());
+  const auto& records = run.result->records;
+  REQUIRE(records.size() == 8);
+  CHECK(records[4].name == "shard");
+  CHECK(records[4].count == 3);
+  CHECK(records[5].count == 3);
+  CHECK(records[6].count == 2);
+  CHECK(records[7].files == std::vector<std::string>{"/dev/nvidia3"});
+}
+
+TEST_CASE("a shared GRES with no GPU to share stops the agent", "[gres][merge][shard]") {
+  auto run = runMerge({.host = "pcie4-linked-pairs",
+                       .autoDetect = "off",
+                       .gresConfText = "Name=mps Type=h100 Count=100\n",
+                       .nodeGres = "mps:100"});
+  REQUIRE_FALSE(run.result.ok());
+  CHECK(run.result.error() == "gres.conf:1: Name=mps Type=h100: no gpu with device files on node node0 to share");
+}

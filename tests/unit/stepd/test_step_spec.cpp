@@ -1,0 +1,83 @@
+#include <catch2/catch.hpp>
+
+#include "stepd/core/step_spec.h"
+
+using gantry::stepd::parseStepSpec;
+
+TEST_CASE("a full batch spec is parsed", "[stepd][spec]") {
+  auto spec = parseStepSpec(R"({
+    "job_id": 12, "step_id": "batch", "job_name": "x", "uid": 1000, "gid": 1001, "user": "alice",
+    "work_dir": "/home/alice", "script": "#!/bin/bash\necho hi\n", "stdout": "slurm-%j.out",
+    "env": {"PATH": "/usr/bin"}, "node_name": "n1", "nodelist": "n[1-2]", "num_nodes": 2,
+    "cores": [0, 1], "mem_mb": 1024, "node_gpu_files": ["/dev/nvidia0", "/dev/nvidia1"], "unknown_key": {"ignored": true},
+    "gpus": [{"index": 2, "name": "shard", "pci_bus_id": "0000:01:00.0", "shares": 3, "share_count": 16,
+              "dmem_region": "nvidia/0000:01:00/vidmem", "dmem_slice_bytes": 1049429504}],
+    "cgroup": {"root": "/sys/fs/cgroup", "constrain_device_memory": true, "job_id_paths": true},
+    "resctrl": {"root": "/sys/fs/resctrl", "group": "cpu_only"}})");
+  REQUIRE(spec.ok());
+  CHECK(spec->job_id == 12);
+  CHECK(spec->isBatch());
+  CHECK(spec->uid == 1000);
+  CHECK(spec->gid == 1001);
+  CHECK(spec->env.at("PATH") == "/usr/bin");
+  CHECK(spec->cores == std::vector<int>{0, 1});
+  CHECK(spec->stdin_path == "/dev/null");
+  CHECK(spec->node_gpu_files.size() == 2);
+  REQUIRE(spec->gpus.size() == 1);
+  CHECK(spec->gpus[0].dmem_slice_bytes == 1049429504ULL);
+  REQUIRE(spec->cgroup.has_value());
+  CHECK(spec->cgroup->constrain_device_memory);
+  CHECK(spec->cgroup->job_id_paths);
+  CHECK(spec->cgroup->base == "gantry");
+  REQUIRE(spec->resctrl.has_value());
+  CHECK(spec->resctrl->group == "cpu_only");
+}
+
+TEST_CASE("absent cgroup and resctrl objects mean no confinement", "[stepd][spec]") {
+  auto spec = parseStepSpec(R"({"job_id": 1, "step_id": 0, "uid": 0, "gid": 0, "work_dir": "/", "argv": ["true"]})");
+  REQUIRE(spec.ok());
+  CHECK(spec->step_id == "0");
+  CHECK_FALSE(spec->cgroup.has_value());
+  CHECK_FALSE(spec->resctrl.has_value());
+}
+
+TEST_CASE("the extern step may come without a command", "[stepd][spec]") {
+  auto spec = parseStepSpec(R"({"job_id": 1, "step_id": "extern", "uid": 0, "gid": 0, "work_dir": "/", "kill_wait_sec": 3})");
+  REQUIRE(spec.ok());
+  CHECK(spec->holdsOnly());
+  CHECK(spec->kill_wait_sec == 3);
+}
+
+TEST_CASE("bad specs are refused with the key named", "[stepd][spec]") {
+  SECTION("missing required key") {
+    auto spec = parseStepSpec(R"({"job_id": 1, "step_id": "batch", "gid": 0, "work_dir": "/", "script": "x"})");
+    REQUIRE_FALSE(spec.ok());
+    CHECK(spec.error().find("\"uid\"") != std::string::npos);
+  }
+  SECTION("batch step without script") {
+    auto spec = parseStepSpec(R"({"job_id": 1, "step_id": "batch", "uid": 0, "gid": 0, "work_dir": "/"})");
+    REQUIRE_FALSE(spec.ok());
+    CHECK(spec.error().find("\"script\"") != std::string::npos);
+  }
+  SECTION("other step without argv") {
+    auto spec = parseStepSpec(R"({"job_id": 1, "step_id": "3", "uid": 0, "gid": 0, "work_dir": "/"})");
+    REQUIRE_FALSE(spec.ok());
+    CHECK(spec.error().find("\"argv\"") != std::string::npos);
+  }
+  SECTION("wrong type") {
+    auto spec = parseStepSpec(R"({"job_id": "twelve", "step_id": "0", "uid": 0, "gid": 0, "work_dir": "/", "argv": ["x"]})");
+    REQUIRE_FALSE(spec.ok());
+    CHECK(spec.error().find("\"job_id\"") != std::string::npos);
+  }
+  SECTION("nested wrong type") {
+    auto spec = parseStepSpec(
+        R"({"job_id": 1, "step_id": "0", "uid": 0, "gid": 0, "work_dir": "/", "argv": ["x"], "gpus": [{"index": "a"}]})");
+    REQUIRE_FALSE(spec.ok());
+    CHECK(spec.error().find("\"index\"") != std::string::npos);
+  }
+  SECTION("not JSON") {
+    auto spec = parseStepSpec("{nope");
+    REQUIRE_FALSE(spec.ok());
+    CHECK(spec.error().find("not valid JSON") != std::string::npos);
+  }
+}
