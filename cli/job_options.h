@@ -22,8 +22,8 @@ namespace gantry::cli {
 
 // Raw option values as typed; validated when the JobSpec is built.
 struct SbatchOptions {
-  std::optional<std::string> nodes, ntasks, cpusPerTask, ntasksPerNode, mem, memPerCpu;
-  std::optional<std::string> partition, jobName, output, error, input, time, chdir;
+  std::optional<std::string> nodes, ntasks, cpusPerTask, ntasksPerNode, socketsPerNode, mem, memPerCpu;
+  std::optional<std::string> partition, jobName, output, error, input, time, chdir, gpuFreq;
   std::optional<std::string> gres, gpus, gpusPerNode, gpusPerSocket, gpusPerTask;
   std::optional<std::string> cpusPerGpu, memPerGpu, gresFlags, coreSpec, tresPerTask;
   std::optional<std::string> exportSpec, wrap, confDir;

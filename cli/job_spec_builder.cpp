@@ -72,6 +72,7 @@ class SpecBuilder {
     spec_.set_submit_host(context_.submitHost);
     spec_.set_work_dir(workDir());
     if (options_.partition) spec_.set_partition(*options_.partition);
+    if (options_.gpuFreq) spec_.set_gpu_freq(*options_.gpuFreq);
     if (options_.output) spec_.set_stdout_pattern(*options_.output);
     if (options_.error) spec_.set_stderr_pattern(*options_.error);
     if (options_.input) spec_.set_stdin_path(*options_.input);
@@ -129,6 +130,11 @@ class SpecBuilder {
         !s) {
       return s;
     }
+    if (auto s = count(options_.socketsPerNode, "sockets-per-node",
+                       [&](int32_t v) { spec_.set_sockets_per_node(v); });
+        !s) {
+      return s;
+    }
     if (auto s = count(options_.cpusPerGpu, "cpus-per-gpu",
                        [&](int32_t v) { spec_.set_cpus_per_gpu(v); });
         !s) {
@@ -164,9 +170,14 @@ class SpecBuilder {
 
   Status applyTime() {
     if (!options_.time) return okStatus();
-    auto minutes = parseTimeLimitMinutes(*options_.time);
-    if (!minutes) return errors_.make("time", minutes.error());
-    spec_.set_time_limit_minutes(*minutes);
+    auto seconds = parseTimeLimitSeconds(*options_.time);
+    if (!seconds) return errors_.make("time", seconds.error());
+    if (*seconds == kUnlimitedSeconds) {
+      spec_.set_time_limit_minutes(kUnlimitedMinutes);
+    } else {
+      spec_.set_time_limit_minutes((*seconds + 59) / 60);
+      spec_.set_time_limit_seconds(*seconds);
+    }
     return okStatus();
   }
 

@@ -10,12 +10,13 @@ namespace {
 
 using Entry = int (*)(const std::vector<std::string>&);
 
-// srun, salloc and sacct join this table when they are written.
+// sacct joins this table when it is written.
 const std::map<std::string, Entry>& subcommandTable() {
   static const std::map<std::string, Entry> table = {
       {"sbatch", gantry::cli::runSbatch},   {"squeue", gantry::cli::runSqueue},
       {"sinfo", gantry::cli::runSinfo},     {"scancel", gantry::cli::runScancel},
       {"scontrol", gantry::cli::runScontrol},
+      {"srun", gantry::cli::runSrun},       {"salloc", gantry::cli::runSalloc},
   };
   return table;
 }

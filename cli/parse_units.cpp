@@ -46,9 +46,9 @@ Error timeError(const std::string& text) {
 
 }  // namespace
 
-Result<int64_t> parseTimeLimitMinutes(const std::string& text) {
+Result<int64_t> parseTimeLimitSeconds(const std::string& text) {
   std::string word = upper(text);
-  if (word == "UNLIMITED" || word == "INFINITE" || word == "-1") return kUnlimitedMinutes;
+  if (word == "UNLIMITED" || word == "INFINITE" || word == "-1") return kUnlimitedSeconds;
 
   uint64_t days = 0;
   std::string_view clock = text;
@@ -87,8 +87,15 @@ Result<int64_t> parseTimeLimitMinutes(const std::string& text) {
   if (days > kLimit || hours > kLimit || minutes > kLimit || seconds > kLimit) {
     return Error{"invalid time limit '" + text + "': value too large"};
   }
-  uint64_t total = days * 24 * 60 + hours * 60 + minutes + (seconds + 59) / 60;
+  uint64_t total = ((days * 24 + hours) * 60 + minutes) * 60 + seconds;
   return static_cast<int64_t>(total);
+}
+
+Result<int64_t> parseTimeLimitMinutes(const std::string& text) {
+  auto seconds = parseTimeLimitSeconds(text);
+  if (!seconds) return Error{seconds.error()};
+  if (*seconds == kUnlimitedSeconds) return kUnlimitedMinutes;
+  return (*seconds + 59) / 60;
 }
 
 Result<uint64_t> parseMemoryMb(const std::string& text) {

@@ -15,6 +15,11 @@ namespace gantry::cli {
 // Accepted forms: "M", "M:S", "H:M:S", "D-H", "D-H:M", "D-H:M:S".
 // Seconds round up to the next minute, so "0:30" is one minute.
 inline constexpr int64_t kUnlimitedMinutes = -1;
+inline constexpr int64_t kUnlimitedSeconds = -1;
+
+// The same limit in seconds, so MM:SS limits are kept exactly (the
+// controller enforces limits to the second).
+Result<int64_t> parseTimeLimitSeconds(const std::string& text);
 Result<int64_t> parseTimeLimitMinutes(const std::string& text);
 
 // A size in megabytes: a number with an optional K, M, G or T suffix

@@ -205,6 +205,12 @@ std::string renderNode(const gantry::v1::Node& node, const RenderOptions& option
   r.add("ActiveFeatures", orNull(features)).next();
   r.add("Gres", orNull(node.gres())).next();
   if (options.details) r.add("GresUsed", orNull(node.gres_used())).next();
+  // Registered hardware (-d): chunk layouts only on chunked nodes, as the
+  // spec asks, then one line per registered GRES record in index order.
+  if (options.details && !node.gres_chunks().empty()) r.add("GresChunks", node.gres_chunks()).next();
+  if (options.details) {
+    for (const auto& device : node.gres_devices()) r.add("GresDevice", device).next();
+  }
   r.add("NodeAddr", node.addr().empty() ? node.name() : node.addr())
       .addIf(node.port() > 0, "Port", std::to_string(node.port()))
       .next();

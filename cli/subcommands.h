@@ -13,6 +13,8 @@ int runSqueue(const std::vector<std::string>& args);
 int runSinfo(const std::vector<std::string>& args);
 int runScancel(const std::vector<std::string>& args);
 int runScontrol(const std::vector<std::string>& args);
+int runSrun(const std::vector<std::string>& args);
+int runSalloc(const std::vector<std::string>& args);
 
 // Prints "<command>: error: <message>" to stderr and returns exit status 1.
 inline int reportError(const std::string& command, const std::string& message) {

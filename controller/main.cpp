@@ -8,11 +8,13 @@
 #include <boost/asio/signal_set.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <spdlog/spdlog.h>
 #include <thread>
 
 #include "common/config/check_all.h"
+#include "common/config/config_set.h"
 #include "common/config/gantry_conf.h"
 #include "common/rpc/channel.h"
 #include "common/util/logging.h"
@@ -56,7 +58,7 @@ int main(int argc, char** argv) {
     std::cerr << "gantryctld: " << loaded.error() << "\n";
     return 1;
   }
-  const gantry::config::GantryConf& conf = loaded->conf;
+  gantry::config::GantryConf& conf = loaded->conf;
   if (auto status = gantry::setupLogging("gantryctld", conf.slurmctldLogFile, conf.slurmctldDebug);
       !status) {
     std::cerr << "gantryctld: " << status.error() << "\n";
@@ -120,9 +122,34 @@ int main(int argc, char** argv) {
     core.stop();
     std::thread([&server] { server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2)); }).detach();
   });
+  // SIGHUP re-reads the configuration on a thread of its own (file I/O
+  // never runs on the core's strand); a bad file leaves the running
+  // configuration in place.
+  boost::asio::io_context hangupIo;
+  boost::asio::signal_set hangup(hangupIo, SIGHUP);
+  std::function<void()> awaitHangup = [&] {
+    hangup.async_wait([&](const boost::system::error_code& ec, int) {
+      if (ec) return;
+      auto fresh = gantry::config::loadConfigSet(confDir);
+      if (!fresh) {
+        spdlog::error("Resuming operation, reconfigure failed.\n{}", fresh.error());
+      } else {
+        for (const auto& warning : fresh->warnings) spdlog::warn("{}", warning.toString());
+        core.reconfigure(std::move(fresh->gantry), [](gantry::Result<gantry::Ok> result) {
+          if (!result) spdlog::error("Resuming operation, reconfigure failed: {}", result.error());
+        });
+      }
+      awaitHangup();
+    });
+  };
+  awaitHangup();
+  std::thread hangupThread([&hangupIo] { hangupIo.run(); });
+
   std::thread coreThread([&io] { io.run(); });
   server->Wait();
   coreThread.join();
+  hangupIo.stop();
+  hangupThread.join();
   store.flush();
   store.close();
   spdlog::info("gantryctld stopped");

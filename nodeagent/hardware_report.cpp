@@ -1,43 +1,38 @@
 #include "nodeagent/hardware_report.h"
 
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 
+#include "common/config/cgroup_conf.h"
 #include "common/config/gres_conf.h"
-#include "nodeagent/detect/hardware.h"
-
-namespace gantry::agent {
-
-std::string formatNodeLine(const std::string& nodeName, const v1::NodeHardware& hw) {
-  std::string line = "NodeName=" + nodeName + " CPUs=" + std::to_string(hw.cpus()) +
-                     " Boards=" + std::to_string(hw.boards()) +
-                     " SocketsPerBoard=" + std::to_string(hw.boards() > 0 ? hw.sockets() / hw.boards() : hw.sockets()) +
-                     " CoresPerSocket=" + std::to_string(hw.cores_per_socket()) +
-                     " ThreadsPerCore=" + std::to_string(hw.threads_per_core()) +
-                     " RealMemory=" + std::to_string(hw.real_memory_mb());
-  // Gres=name:type:count per (name, type), in device order.
-  std::vector<std::pair<std::string, uint64_t>> totals;
-  for (const auto& device : hw.gres()) {
-    std::string key = device.name() + (device.type().empty() ? "" : ":" + device.type());
-    auto found = std::find_if(totals.begin(), totals.end(), [&](const auto& t) { return t.first == key; });
-    if (found == totals.end()) totals.emplace_back(key, device.count());
-    else found->second += device.count();
-  }
-  if (!totals.empty()) {
-    line += " Gres=";
-    for (size_t i = 0; i < totals.size(); ++i) {
-      if (i > 0) line += ",";
-      line += totals[i].first + ":" + std::to_string(totals[i].second);
-    }
-  }
-  return line;
-}
-
-}  // namespace gantry::agent
+#include "nodeagent/gres/format.h"
 
 namespace gantry::agent {
 namespace {
 
-void addCpuTopology(const detect::CpuTopology& topology, v1::NodeHardware* hw) {
+namespace fs = std::filesystem;
+
+std::string fromEnvironment(const std::string& given, const char* variable) {
+  if (!given.empty()) return given;
+  const char* value = std::getenv(variable);
+  return value != nullptr ? value : "";
+}
+
+// "a,b" from `--parameters=a,b` and Parameters= lists, one entry each.
+void appendSplit(const std::string& text, std::vector<std::string>* out) {
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) out->push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+}
+
+bool isSharedName(const std::string& name) { return name == "shard" || name == "mps"; }
+
+void fillTopology(const detect::CpuTopology& topology, v1::NodeHardware* hw) {
   hw->set_cpus(topology.cpus);
   hw->set_boards(topology.boards);
   hw->set_sockets(topology.sockets);
@@ -46,61 +41,118 @@ void addCpuTopology(const detect::CpuTopology& topology, v1::NodeHardware* hw) {
   hw->set_real_memory_mb(topology.realMemoryMb);
 }
 
+// Device records (with files, not shared) are numbered per name in device
+// order, the index jobs see; shared and count-only records carry -1.
+void fillGres(const std::vector<nodegres::GresRecord>& records, v1::NodeHardware* hw) {
+  std::map<std::string, int> nextIndex;
+  for (const auto& r : records) {
+    v1::GresDevice* device = hw->add_gres();
+    bool isDevice = !r.files.empty() && !isSharedName(r.name);
+    device->set_index(isDevice ? nextIndex[r.name]++ : -1);
+    device->set_name(r.name);
+    device->set_type(r.type);
+    for (const auto& f : r.files) device->add_files(f);
+    for (int c : r.cores) device->add_cores(c);
+    for (int l : r.links) device->add_links(l);
+    device->set_uuid(r.uuid);
+    device->set_count(r.count);
+    for (const auto& f : r.flags) device->add_flags(f);
+    for (int s : r.chunkSizes) device->add_chunk_sizes(s);
+    for (int o : r.chunkOrder) device->add_chunk_order(o);
+    device->set_dmem_slice_bytes(r.dmemSliceBytes);
+    device->set_pci_bus_id(r.pciBusId);
+  }
+}
+
+Result<nodegres::NodeHardwareOptions> hardwareOptions(const config::GantryConf& conf, const config::NodeConf& node,
+                                                     const ReportOptions& options) {
+  fs::path gresConfPath = fs::path(options.confDir) / "gres.conf";
+  auto cgroup = config::loadCgroupConf(fs::path(options.confDir) / "cgroup.conf", conf);
+  if (!cgroup) return Error{cgroup.error()};
+
+  nodegres::NodeHardwareOptions hwOptions{
+      .nodeName = node.name,
+      .hostRoot = options.hostRoot,
+      .gresConfPath = gresConfPath.string(),
+      .nodeGres = node.gres,
+      .parameters = {},
+      .constrainDeviceMemory = cgroup->constrainDeviceMemory,
+      .cgroupRoot = cgroup->mountPoint,
+      .nvmlLibrary = fromEnvironment(options.nvmlLibrary, "GANTRY_NVML_LIBRARY"),
+      .rsmiLibrary = fromEnvironment(options.rsmiLibrary, "GANTRY_RSMI_LIBRARY"),
+      .autoDetectOverride = ""};
+  for (const auto& p : conf.slurmdParameters) appendSplit(p, &hwOptions.parameters);
+  for (const auto& p : node.parameters) appendSplit(p, &hwOptions.parameters);
+  for (const auto& p : options.parameters) appendSplit(p, &hwOptions.parameters);
+  return hwOptions;
+}
+
 }  // namespace
 
 Result<HardwareReport> collectHardware(const config::GantryConf& conf, const config::NodeConf& node,
                                        const ReportOptions& options) {
-  HardwareReport report;
-  detect::DetectOptions detectOptions;
-  detectOptions.hostRoot = options.hostRoot;
-  detectOptions.parameters = options.parameters;
-  for (const auto& p : node.parameters) detectOptions.parameters.push_back(p);
-  if (conf.l3cacheAsSocket) detectOptions.parameters.push_back("l3cache_as_socket");
-  if (conf.numaNodeAsSocket) detectOptions.parameters.push_back("numa_node_as_socket");
-  auto topology = detect::detectCpus(detectOptions);
-  if (!topology) return Error{"CPU detection failed: " + topology.error()};
-  addCpuTopology(*topology, &report.hardware);
+  auto hwOptions = hardwareOptions(conf, node, options);
+  if (!hwOptions) return Error{hwOptions.error()};
+  auto loaded = nodegres::loadNodeHardware(*hwOptions);
+  if (!loaded) return Error{loaded.error()};
 
-  auto gresConf = config::loadGresConf(std::filesystem::path(options.confDir) / "gres.conf", node.name);
-  if (!gresConf) return Error{gresConf.error()};
-  detectOptions.autoDetect = std::string(config::toString(gresConf->autoDetect));
-  std::vector<detect::DetectedGpu> detected;
-  if (gresConf->autoDetect != config::AutoDetect::Off) {
-    auto gpus = detect::detectGpus(detectOptions, *topology, &report.log);
-    if (!gpus) return Error{gpus.error()};
-    detected = std::move(*gpus);
-  }
-  int index = 0;
-  auto addDevice = [&](const std::string& name, const std::string& type, std::vector<std::string> files,
-                       const std::vector<int>& cores, const std::vector<int>& links, const std::string& uuid,
-                       const std::string& pci, uint64_t count) {
-    v1::GresDevice* device = report.hardware.add_gres();
-    device->set_index(name == "gpu" ? index++ : -1);
-    device->set_name(name);
-    device->set_type(type);
-    for (auto& f : files) device->add_files(f);
-    for (int c : cores) device->add_cores(c);
-    for (int l : links) device->add_links(l);
-    device->set_uuid(uuid);
-    device->set_pci_bus_id(pci);
-    device->set_count(count);
-  };
-  for (const auto& gpu : detected) {
-    addDevice(gpu.name, gpu.type, gpu.files, gpu.cores, gpu.links, gpu.uuid, gpu.pciBusId, 1);
-  }
-  for (const auto& record : gresConf->records) {
-    if (record.name == "gpu" && !detected.empty()) continue;  // detection wins
-    if (!record.files.empty()) {
-      for (const auto& file : record.files) {
-        addDevice(record.name, record.type, {file}, record.cores, record.links, "", "", 1);
-      }
-    } else if (!record.multipleFiles.empty()) {
-      addDevice(record.name, record.type, record.multipleFiles, record.cores, record.links, "", "", 1);
-    } else {
-      addDevice(record.name, record.type, {}, record.cores, {}, "", "", record.effectiveCount());
-    }
-  }
+  HardwareReport report;
+  report.node = std::move(loaded.value());
+  const nodegres::MergeResult& merged = report.node.merged;
+  fillTopology(report.node.topology, &report.hardware);
+  fillGres(merged.records, &report.hardware);
+  // A GPU omitted for contradicting gres.conf, or devices gantry.conf does
+  // not account for: the controller drains the node with these as reason.
+  report.errors = merged.errors;
+  if (!merged.drainReason.empty()) report.errors.push_back(merged.drainReason);
+  report.warnings = merged.warnings;
+  report.log = report.node.detectLog;
+  report.log.insert(report.log.end(), merged.log.begin(), merged.log.end());
   return report;
+}
+
+Result<std::string> formatNodeReport(const config::GantryConf& conf, const config::NodeConf& node,
+                                     const ReportOptions& options) {
+  auto hwOptions = hardwareOptions(conf, node, options);
+  if (!hwOptions) return Error{hwOptions.error()};
+  detect::DetectOptions detectOptions{.hostRoot = hwOptions->hostRoot,
+                                      .autoDetect = "full",
+                                      .parameters = hwOptions->parameters,
+                                      .nvmlLibrary = hwOptions->nvmlLibrary,
+                                      .rsmiLibrary = hwOptions->rsmiLibrary};
+  std::error_code ec;
+  if (fs::exists(hwOptions->gresConfPath, ec)) {
+    auto gresConf = config::loadGresConf(hwOptions->gresConfPath, node.name);
+    if (!gresConf) return Error{gresConf.error()};
+    detectOptions.autoDetect = std::string(config::toString(gresConf->autoDetect));
+  }
+  auto topology = detect::detectCpus(detectOptions);
+  if (!topology) return Error{topology.error()};
+  std::vector<std::string> log;
+  auto gpus = detect::detectGpus(detectOptions, *topology, &log);
+  if (!gpus) return Error{gpus.error()};
+  std::string out = nodegres::formatNodeLine(node.name, *topology, *gpus) + "\n";
+  for (const auto& line : log) out += line + "\n";
+  return out;
+}
+
+std::string formatGresReport(const HardwareReport& report) {
+  std::string out = nodegres::formatRecords(report.node.merged.records);
+  if (!out.empty() && out.back() != '\n') out += "\n";
+  // Detected devices left out (their errors follow), as slurmd -G shows
+  // the autodetected GRES it ignores.
+  std::string omitted = nodegres::formatRecords(report.node.merged.omitted);
+  size_t start = 0;
+  while (start < omitted.size()) {
+    size_t end = omitted.find('\n', start);
+    if (end == std::string::npos) end = omitted.size();
+    out += "omitted: " + omitted.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  for (const auto& line : report.node.merged.log) out += line + "\n";  // the "shard: ..." dmem lines
+  for (const auto& warning : report.warnings) out += "warning: " + warning + "\n";
+  for (const auto& error : report.errors) out += "error: " + error + "\n";
+  return out;
 }
 
 }  // namespace gantry::agent

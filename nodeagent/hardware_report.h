@@ -1,5 +1,8 @@
 // What the agent tells the controller about its node: CPU topology, memory
-// and GRES devices in index order, plus problems that must drain the node.
+// and the merged GRES records in device order, plus the problems that must
+// drain the node. Detection, gres.conf and every node-side check are done by
+// nodegres::loadNodeHardware(); this file gathers its inputs from the
+// configuration and turns its result into the registration message.
 #pragma once
 
 #include <string>
@@ -8,27 +11,44 @@
 #include "common/config/gantry_conf.h"
 #include "common/util/result.h"
 #include "gantry/v1/types.pb.h"
+#include "nodeagent/gres/node_hardware.h"
 
 namespace gantry::agent {
 
 struct HardwareReport {
-  v1::NodeHardware hardware;
-  std::vector<std::string> errors;  // drain reasons
-  std::vector<std::string> log;     // lines for the agent's log (and gantryd -C)
+  nodegres::NodeHardware node;       // everything loadNodeHardware() found
+  v1::NodeHardware hardware;         // the registration's view of it
+  std::vector<std::string> errors;   // drain reasons sent with the registration
+  std::vector<std::string> warnings;
+  std::vector<std::string> log;      // "Found gpu:..." and "shard: ..." lines
 };
 
 struct ReportOptions {
   std::string confDir;
   std::string hostRoot = "/";
-  std::vector<std::string> parameters;  // gantryd -C --parameters=...
+  std::vector<std::string> parameters;  // `gantryd -C --parameters=...`
+  // dlopen names of NVML and ROCm SMI; "" = the vendor library (or the
+  // GANTRY_NVML_LIBRARY / GANTRY_RSMI_LIBRARY environment variables).
+  std::string nvmlLibrary, rsmiLibrary;
 };
 
-// Fails only on errors that must stop the agent before it registers (a
-// gres.conf that does not parse, a detection backend that cannot run).
+// Fails only on errors that must stop the agent before it registers: a
+// gres.conf or cgroup.conf that does not load, CPUs or GPUs that cannot be
+// detected, or a fatal merge check (Cores splitting a socket, ...).
 Result<HardwareReport> collectHardware(const config::GantryConf& conf, const config::NodeConf& node,
                                        const ReportOptions& options);
 
-// The `gantryd -C` line: NodeName=... CPUs=... Boards=... ... Gres=...
-std::string formatNodeLine(const std::string& nodeName, const v1::NodeHardware& hardware);
+// The `gantryd -C` output: the NodeName=... line, then one line per note of
+// the detection ("Found gpu:<type>:<n> with Autodetect=..."). Detection only,
+// with gres.conf's AutoDetect (AutoDetect=full when there is no gres.conf):
+// the merge checks must not hide the line an administrator runs -C to see,
+// e.g. before choosing l3cache_as_socket. Fails when detection fails.
+Result<std::string> formatNodeReport(const config::GantryConf& conf, const config::NodeConf& node,
+                                     const ReportOptions& options);
+
+// The `gantryd -G` output: every merged record in device order, the
+// detected devices left out ("omitted: ..."), the shard dmem lines, then each
+// warning and error as the agent would log them.
+std::string formatGresReport(const HardwareReport& report);
 
 }  // namespace gantry::agent

@@ -69,6 +69,9 @@ int main(int argc, char** argv) {
   app.add_option("--host-root", hostRoot, "prefix for /proc, /sys and /dev (fixture trees in tests)");
   app.add_option("--stepd", stepd, "path of gantrystepd (default: next to gantryd)");
   app.add_option("--parameters", parameters, "with -C: SlurmdParameters to apply (l3cache_as_socket, ...)");
+  std::string nvmlLibrary, rsmiLibrary;
+  app.add_option("--nvml-library", nvmlLibrary, "NVML library to dlopen (GANTRY_NVML_LIBRARY; tests use a fake)");
+  app.add_option("--rsmi-library", rsmiLibrary, "ROCm SMI library to dlopen (GANTRY_RSMI_LIBRARY)");
   app.add_flag("-C", printNode, "print the node's detected configuration line and exit");
   app.add_flag("-G", printGres, "print the GRES records the agent would use and exit");
   app.add_flag("--check-config", checkConfig, "read every configuration file, report all problems, exit");
@@ -98,31 +101,31 @@ int main(int argc, char** argv) {
     nodeConf.name = nodeName;
   }
 
-  gantry::agent::ReportOptions reportOptions{.confDir = confDir, .hostRoot = hostRoot};
+  gantry::agent::ReportOptions reportOptions{.confDir = confDir,
+                                             .hostRoot = hostRoot,
+                                             .parameters = {},
+                                             .nvmlLibrary = nvmlLibrary,
+                                             .rsmiLibrary = rsmiLibrary};
   if (!parameters.empty()) reportOptions.parameters.push_back(parameters);
+  if (printNode) {
+    auto report = gantry::agent::formatNodeReport(conf, nodeConf, reportOptions);
+    if (!report) {
+      std::cerr << "gantryd: " << report.error() << "\n";
+      return 1;
+    }
+    std::cout << *report;
+    if (!printGres) return 0;
+  }
   auto hardware = gantry::agent::collectHardware(conf, nodeConf, reportOptions);
-  if (printNode || printGres) {
+  // -G runs the same detection and checks as a real start, prints what it
+  // found and fails the way the start would.
+  if (printGres) {
     if (!hardware) {
       std::cerr << "gantryd: " << hardware.error() << "\n";
       return 1;
     }
-    if (printNode) {
-      std::cout << gantry::agent::formatNodeLine(nodeName, hardware->hardware) << "\n";
-      for (const auto& line : hardware->log) std::cout << line << "\n";
-    }
-    if (printGres) {
-      for (const auto& device : hardware->hardware.gres()) {
-        std::cout << "GRES Name=" << device.name() << " Type=" << (device.type().empty() ? "(null)" : device.type())
-                  << " Count=" << device.count();
-        if (device.index() >= 0) std::cout << " Index=" << device.index();
-        std::string files;
-        for (const auto& f : device.files()) files += (files.empty() ? "" : ",") + f;
-        std::cout << " File=" << (files.empty() ? "(null)" : files);
-        std::cout << " UUID=" << (device.uuid().empty() ? "(null)" : device.uuid()) << "\n";
-      }
-      for (const auto& error : hardware->errors) std::cout << "error: " << error << "\n";
-    }
-    return hardware->errors.empty() ? 0 : 1;
+    std::cout << gantry::agent::formatGresReport(*hardware);
+    return 0;
   }
 
   std::string logFile = gantry::config::expandPathPattern(conf.slurmdLogFile, nodeName, hostName());
@@ -136,6 +139,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (const auto& line : hardware->log) spdlog::info("{}", line);
+  for (const auto& warning : hardware->warnings) spdlog::warn("{}", warning);
   for (const auto& error : hardware->errors) spdlog::error("{}", error);
 
   if (stateDir.empty()) stateDir = gantry::config::expandPathPattern(conf.slurmdSpoolDir, nodeName, hostName());

@@ -5,6 +5,11 @@
 // idle or full). Each case times select() alone, which has no side effects,
 // and prints one machine-readable line.
 //
+// A second, shard-heavy cluster of 1,000 nodes (8 GPUs x 16 shards each)
+// takes thousands of small --gres=shard jobs: placed and committed one after
+// another from empty, then churned (one job ends, one starts) near full, and
+// select() alone on the fragmented result.
+//
 // Usage: bench_select [iterations per round, default 2000] [seed, default 42]
 // Each case runs 7 rounds; the median round is reported.
 #include <algorithm>
@@ -95,6 +100,103 @@ void runCase(const Cluster& cluster, const Case& c, int iterations) {
               1e9 / ns, verdict, last.allocation.nodes.size());
 }
 
+// ---- the shard-heavy cluster
+
+constexpr int kShardNodes = 1000;
+constexpr uint64_t kShardsPerGpu = 16;
+constexpr int kShardJobsFill = 20000;  // about 39% of the 128,000 shards (1-4 each)
+constexpr int kShardJobsChurn = 10000;
+
+Cluster makeShardCluster() {
+  Cluster cluster;
+  for (int n = 0; n < kShardNodes; ++n) {
+    NodeInfo node = makeNode(n);
+    node.name = "shard" + std::to_string(n);
+    for (auto& gpu : node.devices) gpu.shared.push_back({"shard", kShardsPerGpu});
+    cluster.addNode(std::move(node));
+  }
+  return cluster;
+}
+
+Request shardJob(std::mt19937& random) {
+  Request r;
+  r.gresPerNode.push_back({"shard", "", 1 + random() % 4});
+  return r;
+}
+
+void printLine(const char* name, double ns, const char* verdict, size_t nodes) {
+  std::printf("case=%s ns_per_decision=%.0f decisions_per_s=%.0f verdict=%s nodes=%zu\n", name, ns, 1e9 / ns,
+              verdict, nodes);
+}
+
+double median(std::vector<double> rounds) {
+  std::sort(rounds.begin(), rounds.end());
+  return rounds[rounds.size() / 2];
+}
+
+// Places and commits `jobs` shard jobs; returns the live allocations.
+std::vector<Allocation> fillWithShards(Cluster& cluster, const PartitionView& partition, std::mt19937& random,
+                                       int jobs) {
+  std::vector<Allocation> live;
+  for (int i = 0; i < jobs; ++i) {
+    Outcome outcome = cluster.select(shardJob(random), partition);
+    if (outcome.verdict != Verdict::Placed) continue;
+    cluster.commit(outcome.allocation);
+    live.push_back(std::move(outcome.allocation));
+  }
+  return live;
+}
+
+void runShardCases(unsigned seed, int iterations) {
+  PartitionView partition;
+  for (int n = 0; n < kShardNodes; ++n) partition.nodes.push_back(n);
+  std::printf("# shard cluster nodes=%d gpus_per_node=%d shards_per_gpu=%llu\n", kShardNodes, kGpusPerNode,
+              static_cast<unsigned long long>(kShardsPerGpu));
+
+  // Fill from empty: select + commit per job.
+  std::vector<double> fillRounds, churnRounds;
+  size_t placed = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    Cluster cluster = makeShardCluster();
+    std::mt19937 random(seed + round);
+    auto start = std::chrono::steady_clock::now();
+    auto live = fillWithShards(cluster, partition, random, kShardJobsFill);
+    fillRounds.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() /
+                         kShardJobsFill);
+    placed = live.size();
+    // Churn near full: fill further, then one job ends and a new one starts.
+    auto more = fillWithShards(cluster, partition, random, 30000);
+    live.insert(live.end(), more.begin(), more.end());
+    start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kShardJobsChurn; ++i) {
+      size_t victim = random() % live.size();
+      cluster.release(live[victim]);
+      Outcome outcome = cluster.select(shardJob(random), partition);
+      if (outcome.verdict == Verdict::Placed) {
+        cluster.commit(outcome.allocation);
+        live[victim] = std::move(outcome.allocation);
+      } else {
+        live[victim] = live.back();
+        live.pop_back();
+      }
+    }
+    churnRounds.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() /
+                          kShardJobsChurn);
+    if (round + 1 < kRounds) continue;
+    std::printf("# shard fill placed=%zu of %d jobs; churn live=%zu; %s\n", placed, kShardJobsFill, live.size(),
+                cluster.gresUsed(0).c_str());
+    printLine("shard_fill_20000_jobs", median(fillRounds), "Placed", 1);
+    printLine("shard_churn_near_full", median(churnRounds), "Placed", 1);
+    Request two;
+    two.gresPerNode.push_back({"shard", "", 2});
+    Request tooBig;  // more than one GPU offers: fits nowhere, every node is passed over
+    tooBig.gresPerNode.push_back({"shard", "", kShardsPerGpu + 1});
+    const Case selectOnly[] = {{"shard_two_fragmented", two, &partition},
+                               {"shard_no_fit_full_scan", tooBig, &partition}};
+    for (const auto& c : selectOnly) runCase(cluster, c, iterations);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -147,5 +249,6 @@ int main(int argc, char** argv) {
       {"sixty_four_nodes_4_gpus", sixtyFour, &gpuPartition},
   };
   for (const auto& c : cases) runCase(cluster, c, iterations);
+  runShardCases(seed, iterations);
   return 0;
 }

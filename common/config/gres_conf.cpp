@@ -125,6 +125,9 @@ class LineParser {
         if (!order) fail(pair, order.error());
         else r.chunkOrder = std::move(order.value());
         chunkOrderWritten_ = true;
+      } else if (key == "uuid") {
+        if (pair.value.empty()) fail(pair, "expected the UUID of the device named by File");
+        r.uuid = pair.value;
       } else if (key == "dmemregion") {
         if (pair.value.empty()) fail(pair, "expected a dmem region name or off");
         r.dmemRegion = iequals(pair.value, "off") ? "off" : pair.value;
@@ -179,6 +182,9 @@ class LineParser {
     }
     if (!r.links.empty() && chunkSizesWritten_) {
       diag_.warn(line_.file, line_.line, "Links is ignored on a GRES with ChunkSizes");
+    }
+    if (!r.uuid.empty() && r.deviceCount() != 1) {
+      fail("UUID= names one device, but the line describes " + std::to_string(r.deviceCount()));
     }
     if (hasCount && r.count && !isSharedName(r.name) && r.files.size() > 1 && *r.count != r.files.size()) {
       fail("Count=" + std::to_string(*r.count) + " differs from the " + std::to_string(r.files.size()) +

@@ -47,6 +47,7 @@ struct GresRecord {
   std::vector<uint32_t> chunkSizes;  // empty when unset
   std::vector<uint32_t> chunkOrder;  // empty when unset
   std::string dmemRegion;  // "" autodetect, "off", or a region name
+  std::string uuid;  // UUID=: checked against the detected GPU of this File; "" when unset
   std::optional<AutoDetect> autoDetect;  // AutoDetect= on this line
 
   bool hasFiles() const { return !files.empty() || !multipleFiles.empty(); }

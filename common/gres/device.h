@@ -21,6 +21,13 @@ inline DeviceMask lowBits(int count) {
   return count >= 64 ? ~DeviceMask{0} : (DeviceMask{1} << count) - 1;
 }
 
+// Shares of one GPU offered under a shared GRES name (gres/mps, gres/shard):
+// many jobs may hold shares of the GPU at once, up to `count`.
+struct SharedCount {
+  std::string name;  // "mps" or "shard"
+  uint64_t count = 0;
+};
+
 struct DeviceInfo {
   std::string name = "gpu";
   std::string type;                // empty: untyped
@@ -29,7 +36,22 @@ struct DeviceInfo {
   std::vector<int> links;          // link capacity to each device of the node, -1 for itself; empty = unknown
   std::string uuid;
   bool explicitOnly = false;       // Flags=explicit: never given implicitly (e.g. to --exclusive)
+  std::vector<SharedCount> shared; // shares this GPU offers, one entry per shared GRES name; empty: none
 };
+
+// A GRES with a count but no device files (Flags=CountOnly, or a Gres= item
+// gres.conf gives no File), e.g. "bandwidth:lustre:no_consume:4G".
+struct CountedGres {
+  std::string name;
+  std::string type;  // empty: untyped
+  uint64_t count = 0;
+  bool noConsume = false;  // jobs may ask for up to `count` without using it up
+};
+
+// How grants name a count-only GRES: "bandwidth", or "bandwidth:lustre" when typed.
+inline std::string countedGresKey(const CountedGres& counted) {
+  return counted.type.empty() ? counted.name : counted.name + ":" + counted.type;
+}
 
 // Chunk configuration of one chunk domain: the devices of one GRES name and
 // one Type on a node (devices with no Type form a domain of their own).

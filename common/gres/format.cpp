@@ -4,6 +4,7 @@
 
 #include "common/gres/chunks.h"
 #include "common/gres/index_list.h"
+#include "common/gres/shared.h"
 
 namespace gantry::gres {
 
@@ -83,6 +84,42 @@ std::string formatGresUsed(const std::vector<DeviceInfo>& devices, DeviceMask us
            (taken ? indexesIn(taken) : std::string("N/A")) + ")";
   }
   return out;
+}
+
+std::string formatSharedUsed(const std::vector<DeviceInfo>& devices, const std::string& name,
+                             const std::vector<uint64_t>& usedPerDevice, DeviceMask heldWhole, DeviceMask drained) {
+  std::string entries;
+  uint64_t total = 0;
+  for (int d = 0; d < static_cast<int>(devices.size()) && d < kMaxDevicesPerNode; ++d) {
+    uint64_t count = sharedCountOf(devices[d], name);
+    if (count == 0) continue;
+    uint64_t used = d < static_cast<int>(usedPerDevice.size()) ? usedPerDevice[d] : 0;
+    total += used;
+    bool isDrained = (drained & bitOf(d)) != 0;
+    std::string held = (heldWhole & bitOf(d))     ? "-"
+                       : isDrained && used == 0   ? ""
+                                                  : std::to_string(used);
+    if (!entries.empty()) entries += ',';
+    entries += (isDrained ? "d" : "") + held + "/" + std::to_string(count);
+  }
+  return name + ":" + std::to_string(total) + "(" + entries + ")";
+}
+
+std::string formatShareGrant(const std::string& name, const std::vector<std::pair<int, uint64_t>>& deviceShares) {
+  std::string entries;
+  uint64_t total = 0;
+  for (const auto& [device, count] : deviceShares) {
+    if (count == 0) continue;
+    total += count;
+    if (!entries.empty()) entries += ',';
+    entries += std::to_string(device) + "=" + std::to_string(count);
+  }
+  if (entries.empty()) return "";
+  return name + ":" + std::to_string(total) + "(IDX:" + entries + ")";
+}
+
+std::string formatCounted(const std::string& name, const std::string& type, uint64_t count) {
+  return name + (type.empty() ? "" : ":" + type) + ":" + formatCount(count);
 }
 
 std::string formatGresTotals(const std::vector<DeviceInfo>& devices,

@@ -28,6 +28,22 @@ std::string formatDeviceGrant(const std::vector<DeviceInfo>& devices, DeviceMask
 // holds, "(IDX:N/A)" when none: "gpu:a100:2(IDX:0-1),gpu:l4:0(IDX:N/A)".
 std::string formatGresUsed(const std::vector<DeviceInfo>& devices, DeviceMask used);
 
+// One shared GRES of a node as GresUsed shows it: the shares held in all,
+// then one entry per GPU offering `name` (devices offering none are left
+// out), in device order: "shard:8(-/5,5/5,3/5,0/5)". An entry is "-/N" for a
+// GPU held whole, "u/N" otherwise, with a leading "d" for a drained GPU and
+// the count dropped when a drained GPU holds none ("d/5", "d3/5").
+// `usedPerDevice` is indexed by device; missing entries count as 0.
+std::string formatSharedUsed(const std::vector<DeviceInfo>& devices, const std::string& name,
+                             const std::vector<uint64_t>& usedPerDevice, DeviceMask heldWhole, DeviceMask drained);
+
+// The shares one job holds on one node, with the device each came from:
+// "shard:8(IDX:1=5,2=3)", "mps:200(IDX:0=200)". Empty when there are none.
+std::string formatShareGrant(const std::string& name, const std::vector<std::pair<int, uint64_t>>& deviceShares);
+
+// A count-only GRES as the views print it: "bandwidth:lustre:4G".
+std::string formatCounted(const std::string& name, const std::string& type, uint64_t count);
+
 // Configured totals: "gpu:a100:8,gpu:l4:2" plus count-only GRES "bandwidth:4G".
 std::string formatGresTotals(const std::vector<DeviceInfo>& devices,
                              const std::vector<std::pair<std::string, uint64_t>>& countGres);

@@ -1,10 +1,15 @@
 #include "controller/core/controller_core.h"
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <csignal>
+#include <ctime>
+#include <spdlog/spdlog.h>
 
+#include "common/gres/index_list.h"
 #include "common/hostlist/hostlist.h"
 #include "controller/core/job_request.h"
+#include "controller/drain/registration_check.h"
 
 namespace gantry::core {
 
@@ -29,12 +34,9 @@ ControllerCore::ControllerCore(boost::asio::io_context& io, CoreOptions options)
       options_(options),
       conf_(*options.conf),
       cluster_(select::ClusterOptions{.allocateByCpu = options.conf->select.crCpu,
-                                      .allowSpecResourcesUsage = options.conf->allowSpecResourcesUsage}) {}
+                                      .allowSpecResourcesUsage = options.conf->allowSpecResourcesUsage,
+                                      .multipleSharingGresPj = options.conf->select.multipleSharingGresPj}) {}
 
-template <typename F>
-void ControllerCore::onStrand(F&& f) {
-  boost::asio::post(strand_, std::forward<F>(f));
-}
 
 int64_t ControllerCore::now() const { return toUnixSeconds(options_.clock->now()); }
 
@@ -99,6 +101,9 @@ Status ControllerCore::start() {
         grant.devices.assign(alloc.devices().begin(), alloc.devices().end());
         grant.cpus.assign(alloc.cpus().begin(), alloc.cpus().end());
         grant.tasks = alloc.tasks();
+        for (const auto& share : alloc.shares()) {
+          grant.shares.push_back({.name = share.name(), .device = share.device(), .count = share.count()});
+        }
         entry.allocation.nodes.push_back(std::move(grant));
       }
       holdResources(entry);
@@ -135,9 +140,49 @@ select::NodeInfo ControllerCore::selectInfoFor(const NodeEntry& node) const {
   info.threadsPerCore = node.conf.threadsPerCore;
   info.realMemoryMb = node.conf.realMemoryMb;
   for (const auto& device : node.hardware.gres()) {
-    if (device.files_size() == 0 && device.count() != 1) {
-      info.countGres.emplace_back(device.name(), device.count());
+    // Shared GRES (shard, mps) are not devices: each record offers shares
+    // of the GPU with the same device file, which comes earlier in device
+    // order. Count-only GRES have no device identity: selection counts them.
+    bool shared = device.name() == "shard" || device.name() == "mps";
+    if (shared && device.files_size() > 0) {
+      auto gpu = std::find_if(info.devices.begin(), info.devices.end(), [&](const select::DeviceInfo& d) {
+        return !d.files.empty() && d.files.front() == device.files(0);
+      });
+      if (gpu != info.devices.end()) {
+        gpu->shared.push_back(gres::SharedCount{.name = device.name(), .count = device.count()});
+        continue;
+      }
+    }
+    if (shared || (device.files_size() == 0 && device.count() != 1)) {
+      // Typed and no_consume count-only GRES keep what gantry.conf says of them.
+      bool noConsume = false;
+      for (const auto& configured : node.conf.gres) {
+        if (configured.name == device.name() && configured.type == device.type()) noConsume = configured.noConsume;
+      }
+      auto counted = std::find_if(info.countedGres.begin(), info.countedGres.end(), [&](const auto& entry) {
+        return entry.name == device.name() && entry.type == device.type();
+      });
+      if (counted == info.countedGres.end()) {
+        info.countedGres.push_back(gres::CountedGres{
+            .name = device.name(), .type = device.type(), .count = device.count(), .noConsume = noConsume});
+      } else {
+        counted->count += device.count();
+      }
       continue;
+    }
+    // One chunk layout per name and Type, from its first record; records
+    // that disagree drained the node at registration.
+    if (device.chunk_sizes_size() > 0) {
+      bool known = std::any_of(info.chunks.begin(), info.chunks.end(), [&](const select::ChunkLayout& layout) {
+        return layout.name == device.name() && layout.type == device.type();
+      });
+      if (!known) {
+        info.chunks.push_back(select::ChunkLayout{
+            .type = device.type(),
+            .sizes = {device.chunk_sizes().begin(), device.chunk_sizes().end()},
+            .order = {device.chunk_order().begin(), device.chunk_order().end()},
+            .name = device.name()});
+      }
     }
     select::DeviceInfo d;
     d.name = device.name();
@@ -231,6 +276,29 @@ v1::Node ControllerCore::nodeView(const NodeEntry& node) const {
       }
     }
   }
+  view.set_gres_used(cluster_.gresUsed(node.selectIndex));
+  // Registered hardware for `scontrol show node -d`.
+  view.set_gres_chunks(select::formatNodeGresChunks(selectInfoFor(node)));
+  std::map<std::string, int> nextIndex;
+  for (const auto& device : node.hardware.gres()) {
+    std::string line = device.name() + (device.type().empty() ? "" : ":" + device.type());
+    if (device.files_size() > 0 && device.name() != "shard" && device.name() != "mps") {
+      line += " Index=" + std::to_string(nextIndex[device.name()]++);
+    } else {
+      line += " Count=" + std::to_string(device.count());
+    }
+    if (device.files_size() > 0) {
+      line += " File=";
+      for (int i = 0; i < device.files_size(); ++i) line += (i > 0 ? "," : "") + device.files(i);
+    }
+    if (device.cores_size() > 0) line += " Cores=" + gres::formatIndexList({device.cores().begin(), device.cores().end()});
+    if (device.links_size() > 0) {
+      line += " Links=";
+      for (int i = 0; i < device.links_size(); ++i) line += (i > 0 ? "," : "") + std::to_string(device.links(i));
+    }
+    if (!device.uuid().empty()) line += " UUID=" + device.uuid();
+    view.add_gres_devices(line);
+  }
   return view;
 }
 
@@ -309,25 +377,7 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
     }
 
     if (request.test_only()) {
-      v1::SubmitJobResponse response;
-      select::Outcome outcome = cluster_.select(*selectRequest, view);
-      if (outcome.verdict == select::Verdict::Placed) {
-        std::vector<std::string> names;
-        int cpus = 0;
-        for (const auto& grant : outcome.allocation.nodes) {
-          const select::NodeInfo& info = cluster_.node(grant.node);
-          names.push_back(info.name);
-          cpus += cpusOf(grant, info);
-        }
-        response.set_test_only_result("Job " + std::to_string(nextJobId_) + " to start now using " +
-                                      std::to_string(cpus) + " processors on nodes " +
-                                      nodeListOf(names) + " in partition " + (*partition)->name);
-      } else {
-        response.set_test_only_result("Job " + std::to_string(nextJobId_) +
-                                      " would wait in partition " + (*partition)->name +
-                                      " (Reason=" + outcome.reason + ")");
-      }
-      return reply(std::move(response));
+      return reply(testOnly(*selectRequest, view, **partition));
     }
 
     size_t active = 0;
@@ -366,6 +416,44 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
   });
 }
 
+v1::SubmitJobResponse ControllerCore::testOnly(const select::Request& request,
+                                               const select::PartitionView& view,
+                                               const config::PartitionConf& partition) {
+  // Running jobs free their resources at their time limit; one without a
+  // limit is taken to run for a year, so it never makes room in the estimate.
+  std::vector<select::RunningJob> running;
+  int64_t t = now();
+  for (const auto& [id, entry] : jobs_) {
+    if (!entry.holdsResources) continue;
+    int64_t limit = entry.job.time_limit_seconds() > 0 ? entry.job.time_limit_seconds() : 365 * 86400;
+    running.push_back({.allocation = entry.allocation, .endTime = entry.job.start_time() + limit});
+  }
+  select::StartEstimate estimate = cluster_.estimateStart(request, view, std::move(running), t);
+  v1::SubmitJobResponse response;
+  std::string job = "Job " + std::to_string(nextJobId_);
+  if (estimate.outcome.verdict != select::Verdict::Placed) {
+    response.set_test_only_result(job + " cannot be placed in partition " + partition.name + " (" +
+                                  estimate.outcome.reason + ")");
+    return response;
+  }
+  std::vector<std::string> names;
+  int cpus = 0;
+  for (const auto& grant : estimate.outcome.allocation.nodes) {
+    const select::NodeInfo& info = cluster_.node(grant.node);
+    names.push_back(info.name);
+    cpus += cpusOf(grant, info);
+  }
+  char when[32];
+  std::time_t start = static_cast<std::time_t>(estimate.startTime);
+  std::tm local{};
+  localtime_r(&start, &local);
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &local);
+  response.set_test_only_result(job + " to start at " + when + " using " + std::to_string(cpus) +
+                                " processors on nodes " + nodeListOf(names) + " in partition " +
+                                partition.name);
+  return response;
+}
+
 void ControllerCore::persist(const JobEntry& entry, std::function<void(const Status&)> done) {
   options_.store->saveJob(entry.job, std::move(done));
 }
@@ -398,7 +486,12 @@ void ControllerCore::schedule() {
     auto request = toSelectRequest(entry->job.spec());
     if (!request) continue;
     select::PartitionView view = partitionView(**partition);
-    select::Outcome outcome = cluster_.select(*request, view);
+    select::SelectTrace trace;
+    select::Outcome outcome = cluster_.select(*request, view, conf_.debugSelectType ? &trace : nullptr);
+    for (const auto& rejection : trace) {
+      spdlog::info("select: job {} not on node {}: {}", entry->job.job_id(),
+                   cluster_.node(rejection.node).name, rejection.rule);
+    }
     if (outcome.verdict == select::Verdict::Placed) {
       startJob(*entry, std::move(outcome.allocation));
     } else {
@@ -451,7 +544,13 @@ void ControllerCore::startJob(JobEntry& entry, select::Allocation allocation) {
     for (int device : grant.devices) alloc->add_devices(device);
     for (int cpu : grant.cpus) alloc->add_cpus(cpu);
     alloc->set_tasks(grant.tasks);
-    if (!grant.devices.empty() || !grant.countGres.empty()) alloc->set_gres(select::formatGrantGres(info, grant));
+    for (const auto& share : grant.shares) {
+      v1::ShareGrant* out = alloc->add_shares();
+      out->set_name(share.name);
+      out->set_device(share.device);
+      out->set_count(share.count);
+    }
+    if (!grant.devices.empty() || !grant.countGres.empty() || !grant.shares.empty()) alloc->set_gres(select::formatGrantGres(info, grant));
   }
   job.set_node_list(nodeListOf(names));
   job.set_batch_host(names.empty() ? "" : names.front());
@@ -471,15 +570,64 @@ void ControllerCore::startJob(JobEntry& entry, select::Allocation allocation) {
         return;
       }
       launchBatch(id);
+      launchExternSteps(id);
     });
   });
+}
+
+void ControllerCore::addStepGpus(const NodeEntry& node, const select::NodeGrant& grant,
+                                 v1::LaunchStepRequest& request) const {
+  const select::NodeInfo& info = cluster_.node(node.selectIndex);
+  // The registered record of a device (for its PCI address and dmem
+  // region), found by its first device file.
+  auto recordOf = [&](const select::DeviceInfo& device) -> const v1::GresDevice* {
+    for (const auto& record : node.hardware.gres()) {
+      if (!device.files.empty() && record.files_size() > 0 && record.files(0) == device.files.front()) {
+        return &record;
+      }
+    }
+    return nullptr;
+  };
+  auto add = [&](int index, const std::string& name, uint64_t shares, uint64_t shareCount) {
+    if (index < 0 || index >= static_cast<int>(info.devices.size())) return;
+    const select::DeviceInfo& device = info.devices[index];
+    v1::StepGpu* gpu = request.add_gpus();
+    gpu->set_index(index);
+    gpu->set_name(name);
+    gpu->set_type(device.type);
+    for (const auto& file : device.files) gpu->add_files(file);
+    gpu->set_uuid(device.uuid);
+    gpu->set_shares(shares);
+    gpu->set_share_count(shareCount);
+    if (const v1::GresDevice* record = recordOf(device)) {
+      gpu->set_pci_bus_id(record->pci_bus_id());
+      gpu->set_dmem_region(record->dmem_region());
+      gpu->set_dmem_slice_bytes(record->dmem_slice_bytes());
+      for (const auto& flag : record->flags()) {
+        if (flag == "amd_gpu_env" || record->files(0).find("/dri/") != std::string::npos) gpu->set_vendor("amd");
+      }
+    }
+    if (gpu->vendor().empty()) gpu->set_vendor("nvidia");
+  };
+  for (int index : grant.devices) add(index, info.devices[index].name, 0, 0);
+  for (const auto& share : grant.shares) {
+    uint64_t count = 0;
+    if (share.device >= 0 && share.device < static_cast<int>(info.devices.size())) {
+      for (const auto& offered : info.devices[share.device].shared) {
+        if (offered.name == share.name) count = offered.count;
+      }
+    }
+    add(share.device, share.name, share.count, count);
+  }
 }
 
 void ControllerCore::launchBatch(uint64_t jobId) {
   auto found = jobs_.find(jobId);
   if (found == jobs_.end()) return;
   JobEntry& entry = found->second;
-  if (entry.job.state() != v1::RUNNING) {
+  // A job without a script (salloc, srun outside a job) only holds its
+  // allocation; its steps come through createStep.
+  if (entry.job.state() != v1::RUNNING || entry.job.spec().script().empty()) {
     entry.launchInFlight = false;
     return;
   }
@@ -516,19 +664,7 @@ void ControllerCore::launchBatch(uint64_t jobId) {
   request.set_submit_host(spec.submit_host());
   request.set_submit_dir(spec.work_dir());
   request.set_time_limit_seconds(std::max<int64_t>(job.time_limit_seconds(), 0));
-  for (int index : alloc.devices()) {
-    const auto& devices = node->hardware.gres();
-    for (const auto& device : devices) {
-      if (device.index() != index) continue;
-      v1::StepGpu* gpu = request.add_gpus();
-      gpu->set_index(index);
-      gpu->set_name(device.name());
-      gpu->set_type(device.type());
-      *gpu->mutable_files() = device.files();
-      gpu->set_uuid(device.uuid());
-      gpu->set_pci_bus_id(device.pci_bus_id());
-    }
-  }
+  if (!entry.allocation.nodes.empty()) addStepGpus(*node, entry.allocation.nodes.front(), request);
   options_.agents->launchStep(addressOf(*node), std::move(request), [this, jobId](const Status& status) {
     onStrand([this, jobId, status] {
       auto found = jobs_.find(jobId);
@@ -547,6 +683,7 @@ void ControllerCore::launchBatch(uint64_t jobId) {
 }
 
 void ControllerCore::requeueJob(JobEntry& entry, const std::string& reason) {
+  forgetSteps(entry.job.job_id());
   releaseResources(entry);
   entry.allocation = {};
   v1::Job& job = entry.job;
@@ -582,6 +719,7 @@ void ControllerCore::endJob(JobEntry& entry, v1::JobState state, const std::stri
   job.set_term_signal(signal);
   job.set_end_time(now());
   if (job.start_time() == 0) job.set_start_time(job.end_time());
+  forgetSteps(job.job_id());
   releaseResources(entry);
   persist(entry);
 }
@@ -878,21 +1016,39 @@ void ControllerCore::registerNode(v1::RegisterRequest request, Reply<v1::Registe
     if (!request.addr().empty()) node->addr = request.addr();
     if (request.port() != 0) node->port = request.port();
     node->hardware = request.hardware();
-    node->registrationErrors.assign(request.errors().begin(), request.errors().end());
+    // GRES against gantry.conf (short counts, chunk layouts) plus what the
+    // agent found wrong itself. A bad registration drains the node with the
+    // reasons; a good one leaves an earlier drain in place, because the spec
+    // returns such a node only through `scontrol update State=RESUME`
+    // (which clears registrationErrors; a still-bad node drains again).
+    drain::RegistrationInput gresCheck{.configured = node->conf.gres,
+                                       .configOverrides = conf_.configOverrides,
+                                       .registered = {},
+                                       .agentErrors = {request.errors().begin(), request.errors().end()}};
+    for (const auto& device : request.hardware().gres()) {
+      gresCheck.registered.push_back(drain::RegisteredGres{
+          .name = device.name(),
+          .type = device.type(),
+          .files = device.files_size(),
+          .count = device.count(),
+          .chunkSizes = {device.chunk_sizes().begin(), device.chunk_sizes().end()},
+          .chunkOrder = {device.chunk_order().begin(), device.chunk_order().end()}});
+    }
+    std::vector<std::string> drainReasons = drain::registrationDrainReasons(gresCheck);
     // Detected hardware below what gantry.conf promises drains the node,
     // unless SlurmdParameters=config_overrides makes the configuration stand.
     if (!conf_.configOverrides) {
       const auto& hw = request.hardware();
       if (hw.cpus() > 0 && hw.cpus() < node->conf.cpus) {
-        node->registrationErrors.push_back("Low CPUs: configured " + std::to_string(node->conf.cpus) +
-                                           ", found " + std::to_string(hw.cpus()));
+        drainReasons.push_back("Low CPUs: configured " + std::to_string(node->conf.cpus) +
+                               ", found " + std::to_string(hw.cpus()));
       }
       if (hw.real_memory_mb() > 0 && hw.real_memory_mb() < node->conf.realMemoryMb) {
-        node->registrationErrors.push_back("Low RealMemory: configured " +
-                                           std::to_string(node->conf.realMemoryMb) + "MB, found " +
-                                           std::to_string(hw.real_memory_mb()) + "MB");
+        drainReasons.push_back("Low RealMemory: configured " + std::to_string(node->conf.realMemoryMb) +
+                               "MB, found " + std::to_string(hw.real_memory_mb()) + "MB");
       }
     }
+    if (!drainReasons.empty()) node->registrationErrors = std::move(drainReasons);
     cluster_.replaceNode(node->selectIndex, selectInfoFor(*node));
     refreshSelectAvailability(*node);
 
@@ -906,7 +1062,11 @@ void ControllerCore::registerNode(v1::RegisterRequest request, Reply<v1::Registe
       auto found = jobs_.find(id);
       if (found == jobs_.end()) continue;
       JobEntry& entry = found->second;
-      if (entry.launchInFlight || entry.job.batch_host() != node->conf.name) continue;
+      // Allocations without a script (salloc, srun) have no batch step to lose.
+      if (entry.launchInFlight || entry.job.batch_host() != node->conf.name ||
+          entry.job.spec().script().empty()) {
+        continue;
+      }
       if (!isTerminal(entry.job.state()) && reported.count(id) == 0) {
         requeueJob(entry, "batch step lost when node " + node->conf.name + " restarted");
       }
@@ -952,6 +1112,7 @@ void ControllerCore::heartbeat(v1::HeartbeatRequest request, Reply<v1::Heartbeat
 void ControllerCore::stepComplete(v1::StepCompleteRequest request,
                                   Reply<v1::StepCompleteResponse> reply) {
   onStrand([this, request = std::move(request), reply = std::move(reply)] {
+    if (numberedStepComplete(request)) return reply(v1::StepCompleteResponse{});
     auto found = jobs_.find(request.job_id());
     // Reports are retried until acknowledged, so a repeat (or a report for a
     // job that already ended) is simply acknowledged.

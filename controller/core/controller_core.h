@@ -10,6 +10,7 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <functional>
@@ -31,7 +32,9 @@
 namespace gantry::core {
 
 struct CoreOptions {
-  const config::GantryConf* conf = nullptr;
+  // Owned by the caller; the core reads it on its strand and replaces its
+  // contents only in reconfigure().
+  config::GantryConf* conf = nullptr;
   const Clock* clock = nullptr;
   store::JobStore* store = nullptr;
   AgentGateway* agents = nullptr;
@@ -73,6 +76,12 @@ class ControllerCore {
 
   bool isAdministrator(const auth::Identity& caller) const;
 
+  // Applies a freshly loaded gantry.conf (reconfigure.cpp): partitions,
+  // limits and node definitions change in place; new nodes are added.
+  // Refused, keeping the running configuration, when a node would disappear
+  // or a node in use would lose the CPUs or memory its jobs hold.
+  void reconfigure(config::GantryConf fresh, Reply<Ok> reply);
+
  private:
   struct JobEntry {
     v1::Job job;
@@ -100,11 +109,16 @@ class ControllerCore {
 
   // Runs f on the strand.
   template <typename F>
-  void onStrand(F&& f);
+  void onStrand(F&& f) {
+    boost::asio::post(strand_, std::forward<F>(f));
+  }
 
   int64_t now() const;
   bool isTerminal(v1::JobState state) const;
   Result<select::Request> toSelectRequest(const v1::JobSpec& spec) const;
+  // sbatch --test-only: where and when the job would start; changes nothing.
+  v1::SubmitJobResponse testOnly(const select::Request& request, const select::PartitionView& view,
+                                 const config::PartitionConf& partition);
   Result<const config::PartitionConf*> partitionFor(const v1::JobSpec& spec) const;
   select::PartitionView partitionView(const config::PartitionConf& partition) const;
   Result<int64_t> effectiveTimeLimit(const v1::JobSpec& spec,
@@ -118,6 +132,8 @@ class ControllerCore {
   void schedule();
   void startJob(JobEntry& entry, select::Allocation allocation);
   void launchBatch(uint64_t jobId);
+  // The GPUs (whole, or shares of one) a step on `node` gets from `grant`.
+  void addStepGpus(const NodeEntry& node, const select::NodeGrant& grant, v1::LaunchStepRequest& request) const;
   void endJob(JobEntry& entry, v1::JobState state, const std::string& reason, int exitCode,
               int signal, bool terminateOnNodes);
   void requeueJob(JobEntry& entry, const std::string& reason);
@@ -137,7 +153,7 @@ class ControllerCore {
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   boost::asio::steady_timer timer_;
   CoreOptions options_;
-  const config::GantryConf& conf_;
+  config::GantryConf& conf_;
   select::Cluster cluster_;
   std::map<uint64_t, JobEntry> jobs_;
   std::vector<NodeEntry> nodes_;
@@ -146,6 +162,45 @@ class ControllerCore {
   bool scheduleRequested_ = false;
   bool stopped_ = false;
   int64_t startTime_ = 0;
+
+  // ---------------------------------------------------------------- steps
+  // Interactive steps (srun inside an allocation), in step_manager.cpp.
+ public:
+  // Places a step inside a running job with Cluster::selectStep and starts
+  // it on every node of the step. A suspended job answers "Job step creation
+  // temporarily disabled, retrying"; a step whose --exclusive resources are
+  // held by other steps answers "Requested nodes are busy": srun retries both.
+  void createStep(v1::CreateStepRequest request, auth::Identity caller,
+                  Reply<v1::CreateStepResponse> reply);
+  void getStep(v1::GetStepRequest request, Reply<v1::GetStepResponse> reply);
+  // Ends a job that has no batch script (salloc, srun outside a job).
+  void completeAllocation(v1::CompleteAllocationRequest request, auth::Identity caller,
+                          Reply<v1::CompleteAllocationResponse> reply);
+
+ private:
+  struct StepEntry {
+    select::Allocation allocation;
+    std::set<std::string> nodesLeft;  // nodes that have not reported the end yet
+    int exitCode = 0;
+    std::string message;
+    bool ended() const { return nodesLeft.empty(); }
+  };
+  struct JobSteps {
+    uint32_t nextStepId = 0;
+    std::map<uint32_t, StepEntry> steps;
+  };
+  void launchInteractiveStep(uint64_t jobId, uint32_t stepId, const v1::CreateStepRequest& request);
+  // With PrologFlags=Contain: a `<job>.extern` step on every node of the
+  // job, holding its confinement until the job ends. Hook of startJob.
+  void launchExternSteps(uint64_t jobId);
+  void stepEndedOnNode(uint64_t jobId, uint32_t stepId, const std::string& node, int exitCode,
+                       const std::string& message);
+  // Hook of stepComplete for numbered steps; true when it handled the report.
+  bool numberedStepComplete(const v1::StepCompleteRequest& request);
+  // Hook of endJob and requeueJob: the job's steps end with it.
+  void forgetSteps(uint64_t jobId) { steps_.erase(jobId); }
+  std::map<uint64_t, JobSteps> steps_;
+  // ---------------------------------------------------------------- end of steps
 };
 
 }  // namespace gantry::core

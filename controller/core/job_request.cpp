@@ -39,7 +39,8 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
   request.cpusPerTask = spec.cpus_per_task() > 0 ? spec.cpus_per_task() : 1;
   request.memPerNodeMb = spec.mem_per_node_mb();
   request.memPerCpuMb = spec.mem_per_cpu_mb();
-  if (request.memPerNodeMb == 0 && request.memPerCpuMb == 0) {
+  // DefMemPerCPU/DefMemPerNode fill in only when the job names no memory at all.
+  if (request.memPerNodeMb == 0 && request.memPerCpuMb == 0 && spec.mem_per_gpu_mb() == 0) {
     if (conf.defMemPerCpuMb > 0) request.memPerCpuMb = conf.defMemPerCpuMb;
     else if (conf.defMemPerNodeMb > 0) request.memPerNodeMb = conf.defMemPerNodeMb;
   }
@@ -58,10 +59,12 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
   request.gpus = spec.gpus();
   request.gpusPerNode = spec.gpus_per_node();
   request.gpusPerSocket = spec.gpus_per_socket();
+  request.socketsPerNode = spec.sockets_per_node();
   request.gpusPerTask = spec.gpus_per_task();
   request.cpusPerGpu = spec.cpus_per_gpu();
   request.memPerGpuMb = spec.mem_per_gpu_mb();
   request.gpuType = spec.gpu_type();
+  request.gpuFreq = spec.gpu_freq();
   bool enforceLinks = false, ignoreLinks = false;
   for (const auto& flag : spec.gres_flags()) {
     if (flag == "enforce-binding") request.enforceBinding = true;

@@ -117,6 +117,31 @@ grpc::Status ControllerService::ReleaseJob(grpc::ServerContext* context, const v
   return jobAction(context, core::ControllerCore::JobAction::Release, request->job_id());
 }
 
+grpc::Status ControllerService::CreateStep(grpc::ServerContext* context, const v1::CreateStepRequest* request,
+                                           v1::CreateStepResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.error());
+  return await<v1::CreateStepResponse>(
+      [&](auto reply) { core_.createStep(*request, *caller, std::move(reply)); }, response);
+}
+
+grpc::Status ControllerService::GetStep(grpc::ServerContext* context, const v1::GetStepRequest* request,
+                                        v1::GetStepResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.error());
+  return await<v1::GetStepResponse>([&](auto reply) { core_.getStep(*request, std::move(reply)); },
+                                    response);
+}
+
+grpc::Status ControllerService::CompleteAllocation(grpc::ServerContext* context,
+                                                   const v1::CompleteAllocationRequest* request,
+                                                   v1::CompleteAllocationResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.error());
+  return await<v1::CompleteAllocationResponse>(
+      [&](auto reply) { core_.completeAllocation(*request, *caller, std::move(reply)); }, response);
+}
+
 grpc::Status ControllerAgentService::checkAgent(grpc::ServerContext* context) {
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.error());

@@ -6,6 +6,7 @@
 
 #include "common/gres/format.h"
 #include "common/gres/index_list.h"
+#include "common/gres/shared.h"
 #include "controller/select/job_shape.h"
 #include "controller/select/node_state.h"
 #include "controller/select/placer.h"
@@ -74,6 +75,51 @@ std::vector<int> cpusHeld(const NodeGrant& grant, const NodeInfo& info) {
   return cpus;
 }
 
+// The most shares one shared demand of the job asks of a node; nodes with
+// less room are passed over without planning.
+uint64_t largestShareDemand(const JobShape& shape) {
+  uint64_t largest = 0;
+  for (const auto& demand : shape.demands)
+    if (gres::isSharedGresName(demand.name)) largest = std::max(largest, demand.amount);
+  return largest;
+}
+
+// Adds (sign +1) or removes (-1) a grant's shares and count-only GRES.
+void accountShares(const NodeState& node, NodeUsage& usage, const NodeGrant& grant, int sign) {
+  for (const auto& share : grant.shares) {
+    int p = node.poolIndex(share.name);
+    if (p < 0 || share.device < 0 || share.device >= static_cast<int>(usage.sharesUsed[p].size())) continue;
+    uint64_t& used = usage.sharesUsed[p][share.device];
+    used = sign > 0 ? used + share.count : used - std::min(used, share.count);
+  }
+  node.refreshSharedDevices(usage);
+  for (const auto& [key, amount] : grant.countGres)
+    for (size_t i = 0; i < node.counted.size(); ++i) {
+      if (node.counted[i].noConsume || gres::countedGresKey(node.counted[i]) != key) continue;
+      uint64_t& used = usage.usedCounts[i];
+      used = sign > 0 ? used + amount : used - std::min(used, amount);
+      break;
+    }
+}
+
+// Usage carried over a re-registration: count-only GRES by key, shares by
+// name and device, as far as they still exist.
+void carryCountsAndShares(const NodeState& old, const NodeUsage& from, const NodeState& fresh, NodeUsage& to) {
+  to.usedCounts.assign(fresh.counted.size(), 0);
+  for (size_t i = 0; i < fresh.counted.size(); ++i)
+    for (size_t j = 0; j < old.counted.size(); ++j)
+      if (gres::countedGresKey(old.counted[j]) == gres::countedGresKey(fresh.counted[i]))
+        to.usedCounts[i] = from.usedCounts[j];
+  to.sharesUsed = fresh.idle.sharesUsed;
+  for (size_t p = 0; p < fresh.pools.size(); ++p) {
+    int q = old.poolIndex(fresh.pools[p].name);
+    if (q < 0) continue;
+    for (size_t d = 0; d < to.sharesUsed[p].size() && d < from.sharesUsed[q].size(); ++d)
+      to.sharesUsed[p][d] = from.sharesUsed[q][d];
+  }
+  fresh.refreshSharedDevices(to);
+}
+
 bool splitsGpusFreely(const JobShape& shape) {
   for (const auto& demand : shape.demands) {
     if (demand.name != "gpu") continue;
@@ -91,6 +137,7 @@ struct Cluster::Impl {
   std::vector<gres::DeviceMask> gpuMask;  // per node: devices named gpu
   std::vector<int> bucketOf;               // per node: free undrained GPUs
   std::vector<int> freeCpus;               // per node, kept flat so a scan skips full nodes cheaply
+  std::vector<uint64_t> shareRoom;         // per node: the largest share request it could take now
   std::vector<Words> buckets = std::vector<Words>(kBuckets);
   Words selectable;  // available, usable, not held whole
   int linkedNodes = 0;  // nodes with any link information
@@ -111,12 +158,14 @@ struct Cluster::Impl {
 
   void reindex(int index) {
     const NodeState& node = *nodes[index];
-    int freeGpus = std::popcount(gpuMask[index] & ~node.usage.usedDevices & ~node.drained);
+    int freeGpus =
+        std::popcount(gpuMask[index] & ~node.usage.usedDevices & ~node.usage.sharedDevices & ~node.drained);
     if (bucketOf[index] >= 0) setBit(buckets[bucketOf[index]], index, false);
     bucketOf[index] = freeGpus;
     setBit(buckets[freeGpus], index, true);
     setBit(selectable, index, node.available && node.usable && !node.usage.wholeNode);
     freeCpus[index] = node.usage.freeCpus.count();
+    shareRoom[index] = node.shareRoom(node.usage, node.drained, options.multipleSharingGresPj);
   }
 
   const Words& membersOf(const PartitionView& partition) const {
@@ -148,6 +197,7 @@ struct Cluster::Impl {
     return PlacerOptions{.byCpu = options.allocateByCpu,
                          .allowSpec = options.allowSpecResourcesUsage,
                          .chunkRules = true,
+                         .spreadShares = options.multipleSharingGresPj,
                          .trace = trace};
   }
 
@@ -162,6 +212,7 @@ struct Cluster::Impl {
     int first = trace ? 0 : gpuLowerBound(shape);
     // Every node of the job needs at least this many free cpus.
     int minCpus = trace || shape.wholeNode ? 0 : std::max(request.cpusPerTask, 1);
+    uint64_t minShares = trace || shape.wholeNode ? 0 : largestShareDemand(shape);
     // A GPU count free to split over nodes packs tightest onto the nodes
     // with the most free GPUs; everything else goes best fit.
     bool largestFirst = splitsGpusFreely(shape);
@@ -171,7 +222,7 @@ struct Cluster::Impl {
       for (size_t w = 0; w < bucket.size(); ++w) {
         for (uint64_t bits = bucket[w] & members[w] & selectable[w]; bits; bits &= bits - 1) {
           int n = static_cast<int>(w * 64) + std::countr_zero(bits);
-          if (freeCpus[n] < minCpus) continue;
+          if (freeCpus[n] < minCpus || shareRoom[n] < minShares) continue;
           const NodeState& node = *nodes[n];
           if (placer.offer(n, node, node.usage, node.drained)) return placed(placer);
           if (placer.full() || ++offered >= nodeBudget) return notNow();
@@ -247,6 +298,7 @@ int Cluster::addNode(NodeInfo info) {
   impl_->gpuMask.push_back(impl_->nodes.back()->devicesNamed("gpu", ""));
   impl_->bucketOf.push_back(-1);
   impl_->freeCpus.push_back(0);
+  impl_->shareRoom.push_back(0);
   if (impl_->nodes.back()->links.hasLinks()) ++impl_->linkedNodes;
   impl_->growWords(nodeCount());
   impl_->partitionCache.clear();  // cached partitions may name the new index
@@ -264,7 +316,7 @@ void Cluster::replaceNode(int index, NodeInfo info) {
   NodeUsage usage = old.usage;
   usage.usedDevices &= fresh->allDevices;
   usage.freeCpus.resize(fresh->cpuCount, true);
-  usage.usedCounts.resize(fresh->info.countGres.size(), 0);
+  carryCountsAndShares(old, old.usage, *fresh, usage);
   fresh->usage = std::move(usage);
   impl_->nodes[index] = std::move(fresh);
   impl_->gpuMask[index] = impl_->nodes[index]->devicesNamed("gpu", "");
@@ -308,9 +360,7 @@ void Cluster::commit(const Allocation& allocation) {
       if (cpu >= 0 && cpu < usage.freeCpus.size()) usage.freeCpus.reset(cpu);
     usage.usedDevices |= gres::indexesToMask(grant.devices) & node.allDevices;
     usage.usedMemoryMb += grant.memoryMb;
-    for (const auto& [name, amount] : grant.countGres)
-      for (size_t i = 0; i < node.info.countGres.size(); ++i)
-        if (node.info.countGres[i].first == name) usage.usedCounts[i] += amount;
+    accountShares(node, usage, grant, +1);
     usage.grants += 1;
     usage.wholeNode = usage.wholeNode || grant.wholeNode;
     impl_->reindex(grant.node);
@@ -349,9 +399,7 @@ void Cluster::release(const Allocation& allocation) {
       if (cpu >= 0 && cpu < usage.freeCpus.size()) usage.freeCpus.set(cpu);
     usage.usedDevices &= ~gres::indexesToMask(grant.devices);
     usage.usedMemoryMb -= std::min(usage.usedMemoryMb, grant.memoryMb);
-    for (const auto& [name, amount] : grant.countGres)
-      for (size_t i = 0; i < node.info.countGres.size(); ++i)
-        if (node.info.countGres[i].first == name) usage.usedCounts[i] -= std::min(usage.usedCounts[i], amount);
+    accountShares(node, usage, grant, -1);
     usage.grants = std::max(0, usage.grants - 1);
     if (grant.wholeNode) usage.wholeNode = false;
     impl_->reindex(grant.node);
@@ -363,13 +411,61 @@ int Cluster::nodeCount() const { return static_cast<int>(impl_->nodes.size()); }
 gres::DeviceMask Cluster::usedDevices(int index) const { return impl_->nodes.at(index)->usage.usedDevices; }
 gres::DeviceMask Cluster::drainedDevices(int index) const { return impl_->nodes.at(index)->drained; }
 
+std::vector<uint64_t> Cluster::sharesUsed(int index, const std::string& name) const {
+  const NodeState& node = *impl_->nodes.at(index);
+  int p = node.poolIndex(name);
+  if (p < 0) return std::vector<uint64_t>(std::popcount(node.allDevices), 0);
+  return node.usage.sharesUsed[p];
+}
+
+std::string Cluster::gresUsed(int index) const {
+  const NodeState& node = *impl_->nodes.at(index);
+  std::string out = gres::formatGresUsed(node.info.devices, node.usage.usedDevices);
+  auto append = [&out](const std::string& item) {
+    if (!out.empty()) out += ',';
+    out += item;
+  };
+  for (size_t p = 0; p < node.pools.size(); ++p)
+    append(gres::formatSharedUsed(node.info.devices, node.pools[p].name, node.usage.sharesUsed[p],
+                                  node.usage.usedDevices, node.drained));
+  for (size_t i = 0; i < node.counted.size(); ++i)
+    append(gres::formatCounted(node.counted[i].name, node.counted[i].type, node.usage.usedCounts[i]));
+  return out;
+}
+
 std::string formatGrantGres(const NodeInfo& node, const NodeGrant& grant) {
   std::string out = gres::formatDeviceGrant(node.devices, gres::indexesToMask(grant.devices));
-  for (const auto& [name, amount] : grant.countGres) {
+  auto append = [&out](const std::string& item) {
+    if (item.empty()) return;
     if (!out.empty()) out += ',';
-    out += name + ":" + gres::formatCount(amount);
+    out += item;
+  };
+  std::vector<std::string> names;
+  for (const auto& share : grant.shares)
+    if (std::find(names.begin(), names.end(), share.name) == names.end()) names.push_back(share.name);
+  for (const auto& name : names) {
+    std::vector<std::pair<int, uint64_t>> perDevice;
+    for (const auto& share : grant.shares)
+      if (share.name == name) perDevice.emplace_back(share.device, share.count);
+    append(gres::formatShareGrant(name, perDevice));
   }
+  for (const auto& [name, amount] : grant.countGres) append(name + ":" + gres::formatCount(amount));
   return out;
+}
+
+uint64_t sharesOnNode(const NodeGrant& grant, const std::string& name) {
+  uint64_t total = 0;
+  for (const auto& share : grant.shares)
+    if (share.name == name) total += share.count;
+  return total;
+}
+
+int mpsActiveThreadPercentage(const NodeInfo& node, const NodeGrant& grant) {
+  for (const auto& share : grant.shares) {
+    if (share.name != "mps" || share.device < 0 || share.device >= static_cast<int>(node.devices.size())) continue;
+    return gres::mpsActiveThreadPercentage(share.count, gres::sharedCountOf(node.devices[share.device], "mps"));
+  }
+  return 0;
 }
 
 std::string formatNodeGresChunks(const NodeInfo& node) { return gres::formatGresChunks(node.devices, node.chunks); }

@@ -23,6 +23,7 @@ namespace gantry::select {
 
 using DeviceInfo = gres::DeviceInfo;
 using ChunkLayout = gres::ChunkLayout;
+using CountedGres = gres::CountedGres;
 
 struct NodeInfo {
   std::string name;
@@ -31,6 +32,9 @@ struct NodeInfo {
   std::vector<DeviceInfo> devices;  // in device (index) order; at most 64
   std::vector<ChunkLayout> chunks;  // one per chunked Type domain
   std::vector<std::pair<std::string, uint64_t>> countGres;  // count-only GRES such as bandwidth
+  // Count-only GRES with a type or no_consume ("bandwidth:lustre:no_consume:4G").
+  // Both lists are honoured; countGres entries are untyped and consumable.
+  std::vector<CountedGres> countedGres;
 };
 
 // Node indexes into the Cluster. maxNodes < 0: no partition limit.
@@ -41,13 +45,23 @@ struct PartitionView {
   bool exclusive = false;
 };
 
+// Shares of one GPU held by a grant (--gres=shard:N / --gres=mps:N). The
+// GPU itself is not in NodeGrant::devices: it stays shareable by others.
+struct ShareGrant {
+  std::string name;  // "shard" or "mps"
+  int device = -1;   // device index on the node
+  uint64_t count = 0;
+};
+
 struct NodeGrant {
   int node = -1;
   std::vector<int> cores;   // node-wide core ids touched by the grant
   uint64_t memoryMb = 0;    // 0 when the job asked for no memory
   std::vector<int> devices; // device indexes on the node
   std::vector<int> cpus;    // cpu ids (core * threadsPerCore + thread)
+  // Count-only GRES: "name" or "name:type" with the amount granted.
   std::vector<std::pair<std::string, uint64_t>> countGres;
+  std::vector<ShareGrant> shares;  // in device order
   int tasks = 0;
   bool wholeNode = false;
 };
@@ -75,6 +89,9 @@ using SelectTrace = std::vector<Rejection>;
 struct ClusterOptions {
   bool allocateByCpu = false;            // SelectTypeParameters=CR_CPU; default CR_Core
   bool allowSpecResourcesUsage = false;  // AllowSpecResourcesUsage=YES
+  // SelectTypeParameters=...,MULTIPLE_SHARING_GRES_PJ: a shard/mps request
+  // may take shares from several GPUs of a node; by default one GPU per node.
+  bool multipleSharingGresPj = false;
 };
 
 // A job holding resources now, and when it is expected to end (seconds on
@@ -145,6 +162,12 @@ class Cluster {
   // Devices currently allocated on a node, for GresUsed.
   gres::DeviceMask usedDevices(int node) const;
   gres::DeviceMask drainedDevices(int node) const;
+  // Shares of `name` held on each device of the node (indexed by device).
+  std::vector<uint64_t> sharesUsed(int node, const std::string& name) const;
+  // The node's GresUsed value, as sinfo -O GresUsed and scontrol show node
+  // -d print it: "gpu:1(IDX:0),shard:8(-/5,5/5,3/5,0/5)", then count-only
+  // GRES with the amount in use ("bandwidth:lustre:1G").
+  std::string gresUsed(int node) const;
 
  private:
   struct Impl;
@@ -152,8 +175,17 @@ class Cluster {
 };
 
 // "gpu:a100:2(IDX:0-1)" for the devices of one node grant (empty when none),
-// followed by count-only GRES as "bandwidth:2".
+// followed by shares with their devices ("shard:8(IDX:1=5,2=3)", for
+// scontrol show job -d) and count-only GRES as "bandwidth:2".
 std::string formatGrantGres(const NodeInfo& node, const NodeGrant& grant);
+
+// What the step launcher needs from a grant's shares. SLURM_SHARDS_ON_NODE:
+// the grant's shares of `name` on the node, all devices together.
+uint64_t sharesOnNode(const NodeGrant& grant, const std::string& name);
+// CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the grant's mps shares x 100 / the mps
+// count of the device they came from, rounded down (the first device when
+// MULTIPLE_SHARING_GRES_PJ spread them); 0 without mps shares.
+int mpsActiveThreadPercentage(const NodeInfo& node, const NodeGrant& grant);
 // The node's GresChunks= value, empty when the node has no chunks.
 std::string formatNodeGresChunks(const NodeInfo& node);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <climits>
 
+#include "common/gres/shared.h"
+
 namespace gantry::select {
 
 namespace {
@@ -10,6 +12,25 @@ namespace {
 int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
 bool isGpu(const GresRequest& gres) { return gres.name == "gpu"; }
+
+// The first shared GRES (mps, shard) the request names, or null.
+const GresRequest* firstShared(const Request& r, const char* only = nullptr) {
+  for (const auto& gres : r.gresPerNode)
+    if (gres::isSharedGresName(gres.name) && (!only || gres.name == only)) return &gres;
+  return nullptr;
+}
+
+// A GPU is given whole or as MPS shares, so one job cannot ask for both; a
+// shared GPU keeps one clock for all the jobs on it.
+Status validateSharing(const Request& r, bool asksGpus) {
+  if (asksGpus && firstShared(r, "mps"))
+    return Error{"--gres=mps cannot be combined with a GPU request (--gres=gpu, --gpus*): "
+                 "a GPU is allocated either whole or as MPS shares"};
+  if (const GresRequest* shared = firstShared(r); shared && !r.gpuFreq.empty())
+    return Error{"--gpu-freq cannot be used with --gres=" + shared->name +
+                 ": jobs sharing a GPU cannot set its frequency"};
+  return okStatus();
+}
 
 }  // namespace
 
@@ -38,6 +59,8 @@ Status validateRequest(const Request& r) {
     return Error{"--gpus must be a multiple of --gpus-per-node"};
   if (r.gpus > 0 && r.gpusPerTask > 0 && r.gpus % r.gpusPerTask != 0)
     return Error{"--gpus must be a multiple of --gpus-per-task"};
+  bool asksGpus = gresGpu || r.gpus > 0 || r.gpusPerNode > 0 || r.gpusPerSocket > 0 || r.gpusPerTask > 0;
+  if (auto sharing = validateSharing(r, asksGpus); !sharing) return sharing;
   for (const auto& gres : r.gresPerNode) {
     if (gres.name.empty()) return Error{"--gres: a GRES name is required"};
     if (gres.count == 0) return Error{"--gres=" + gres.name + ": the count must be at least 1"};
@@ -93,13 +116,15 @@ Result<JobShape> shapeJob(const Request& r, const ShapeOptions& options) {
   std::vector<GresRequest> gres = r.gresPerNode;
   std::stable_sort(gres.begin(), gres.end(),
                    [](const GresRequest& a, const GresRequest& b) { return !a.type.empty() && b.type.empty(); });
-  for (const auto& g : gres)
-    shape.demands.push_back({g.name, g.type, static_cast<int>(g.count), DemandKind::PerNode});
-  if (r.gpusPerNode > 0) shape.demands.push_back({"gpu", r.gpuType, r.gpusPerNode, DemandKind::PerNode});
-  if (r.gpusPerTask > 0) shape.demands.push_back({"gpu", r.gpuType, r.gpusPerTask, DemandKind::PerTask});
-  if (r.gpusPerSocket > 0) shape.demands.push_back({"gpu", r.gpuType, r.gpusPerSocket, DemandKind::PerSocket});
+  for (const auto& g : gres) {
+    int count = static_cast<int>(std::min<uint64_t>(g.count, INT_MAX));
+    shape.demands.push_back({g.name, g.type, count, DemandKind::PerNode, g.count});
+  }
+  if (r.gpusPerNode > 0) shape.demands.push_back({"gpu", r.gpuType, r.gpusPerNode, DemandKind::PerNode, 0});
+  if (r.gpusPerTask > 0) shape.demands.push_back({"gpu", r.gpuType, r.gpusPerTask, DemandKind::PerTask, 0});
+  if (r.gpusPerSocket > 0) shape.demands.push_back({"gpu", r.gpuType, r.gpusPerSocket, DemandKind::PerSocket, 0});
   if (r.gpus > 0 && r.gpusPerNode == 0 && r.gpusPerTask == 0) {
-    shape.demands.push_back({"gpu", r.gpuType, r.gpus, DemandKind::PerJob});
+    shape.demands.push_back({"gpu", r.gpuType, r.gpus, DemandKind::PerJob, 0});
     shape.gpusPerJob = r.gpus;
   }
   return shape;

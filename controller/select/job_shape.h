@@ -3,6 +3,7 @@
 // whole nodes, and what each node must supply for a given task count.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct DeviceDemand {
   std::string type;
   int count = 0;  // per node, per task, per socket or per job as the kind says
   DemandKind kind = DemandKind::PerNode;
+  // The --gres count as asked: shares and count-only amounts may exceed an
+  // int (bandwidth:4G); `count` holds it clamped.
+  uint64_t amount = 0;
 };
 
 struct JobShape {

@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "common/gres/index_list.h"
+#include "common/gres/shared.h"
 #include "controller/select/cpu_picker.h"
 #include "controller/select/device_picker.h"
 #include "controller/select/rules.h"
@@ -28,11 +29,19 @@ int devicesWanted(const DeviceDemand& demand, const PlanInput& in) {
   return 0;
 }
 
-int countGresIndex(const NodeState& node, const std::string& name) {
-  for (size_t i = 0; i < node.info.countGres.size(); ++i)
-    if (node.info.countGres[i].first == name) return static_cast<int>(i);
-  return -1;
-}
+// A device that already holds shares goes first (whole GPUs stay whole for
+// whole-GPU jobs), then the one with the least room (best fit), then the
+// lowest index.
+struct ShareCandidate {
+  int device;
+  uint64_t free;
+  bool alreadyShared;
+  bool operator<(const ShareCandidate& o) const {
+    if (alreadyShared != o.alreadyShared) return alreadyShared;
+    if (free != o.free) return free < o.free;
+    return device < o.device;
+  }
+};
 
 SocketMask socketsWithFreeCpus(const NodeState& node, const CpuSet& free) {
   SocketMask mask = 0;
@@ -100,24 +109,108 @@ class NodePlan {
     for (const auto& demand : in_.shape.demands) {
       int wanted = devicesWanted(demand, in_);
       if (wanted <= 0) continue;
+      if (gres::isSharedGresName(demand.name)) {
+        if (const char* rule = takeShares(demand, free)) return rule;
+        continue;
+      }
       gres::DeviceMask named = node_.devicesNamed(demand.name, demand.type);
-      const char* rule = named == 0 ? takeCountGres(demand, wanted)
+      // A GPU holding shares (anyone's) is never given whole.
+      gres::DeviceMask wholeFree = free & ~usage_.sharedDevices & ~sharedHere_ & ~taken_;
+      const char* rule = named == 0 ? takeCountGres(demand)
                          : whole_   ? takeWholeNodeDemand(demand, wanted, named)
-                                    : takeDevices(demand, wanted, named & free & ~taken_);
+                                    : takeDevices(demand, wanted, named & wholeFree);
       if (rule) return rule;
     }
     if (whole_) taken_ |= wholeNodeDevices(node_, drained_, in_.shape) & allowed_;
-    if (in_.tasks == 0 && taken_ == 0) return rules::kNoTasks;
+    if (in_.tasks == 0 && taken_ == 0 && shares_.empty()) return rules::kNoTasks;
     return nullptr;
   }
 
-  const char* takeCountGres(const DeviceDemand& demand, int wanted) {
-    int index = demand.type.empty() ? countGresIndex(node_, demand.name) : -1;
-    if (index < 0) return demand.kind == DemandKind::PerJob ? nullptr : rules::kNoSuchGres;
-    uint64_t left = node_.info.countGres[index].second - usage_.usedCounts[index];
-    if (static_cast<uint64_t>(wanted) > left) return rules::kCountGres;
-    counts_.emplace_back(index, wanted);
+  // Count-only GRES: the first entry of the name (and type, when asked)
+  // with enough left. A no_consume entry only needs enough in total.
+  const char* takeCountGres(const DeviceDemand& demand) {
+    bool anyOfName = false;
+    for (size_t i = 0; i < node_.counted.size(); ++i) {
+      const auto& counted = node_.counted[i];
+      if (counted.name != demand.name || (!demand.type.empty() && counted.type != demand.type)) continue;
+      anyOfName = true;
+      uint64_t used = counted.noConsume ? 0 : std::min(counted.count, usage_.usedCounts[i]);
+      uint64_t left = counted.count - used;
+      if (demand.amount > left) continue;
+      counts_.emplace_back(static_cast<int>(i), demand.amount);
+      return nullptr;
+    }
+    if (!anyOfName) return demand.kind == DemandKind::PerJob ? nullptr : rules::kNoSuchGres;
+    return rules::kCountGres;
+  }
+
+  // Shares of the GPUs offering `demand.name` (of demand.type, when asked):
+  // all from one GPU, or spread over several under MULTIPLE_SHARING_GRES_PJ
+  // when no single GPU has room. Never from a GPU this job holds whole (unless
+  // it holds the whole node) or holds shares of another name on.
+  const char* takeShares(const DeviceDemand& demand, gres::DeviceMask eligible) {
+    int p = node_.poolIndex(demand.name);
+    if (p < 0) return rules::kNoSuchGres;
+    gres::DeviceMask offering = node_.pools[p].devices;
+    if (!demand.type.empty()) offering &= typedDevices(demand.type);
+    if (offering == 0) return rules::kNoSuchGres;
+    gres::DeviceMask candidates = offering & eligible & ~otherPoolHere(demand.name);
+    if (!whole_) candidates &= ~taken_;
+    std::vector<ShareCandidate> room;
+    for (; candidates; candidates &= candidates - 1) {
+      int d = std::countr_zero(candidates);
+      uint64_t free = node_.freeShares(usage_, drained_, p, d) - takenHere(demand.name, d);
+      if (free > 0) room.push_back({d, free, usage_.sharesUsed[p][d] > 0 || takenHere(demand.name, d) > 0});
+    }
+    std::sort(room.begin(), room.end());
+    for (const auto& c : room)
+      if (c.free >= demand.amount) return addShare(demand.name, c.device, demand.amount);
+    if (!in_.spreadShares) return rules::kSharesOneGpu;
+    return spreadShares(demand, std::move(room));
+  }
+
+  // MULTIPLE_SHARING_GRES_PJ with no single GPU roomy enough: the roomiest
+  // GPUs first, so the shares touch as few GPUs as possible.
+  const char* spreadShares(const DeviceDemand& demand, std::vector<ShareCandidate> room) {
+    std::stable_sort(room.begin(), room.end(),
+                     [](const ShareCandidate& a, const ShareCandidate& b) { return a.free > b.free; });
+    uint64_t total = 0;
+    for (const auto& c : room) total += c.free;
+    if (total < demand.amount) return rules::kShares;
+    uint64_t left = demand.amount;
+    for (size_t i = 0; i < room.size() && left > 0; ++i) {
+      uint64_t take = std::min(left, room[i].free);
+      addShare(demand.name, room[i].device, take);
+      left -= take;
+    }
     return nullptr;
+  }
+
+  const char* addShare(const std::string& name, int device, uint64_t count) {
+    shares_.push_back(ShareGrant{name, device, count});
+    sharedHere_ |= gres::bitOf(device);
+    return nullptr;
+  }
+
+  uint64_t takenHere(const std::string& name, int device) const {
+    uint64_t total = 0;
+    for (const auto& share : shares_)
+      if (share.device == device && share.name == name) total += share.count;
+    return total;
+  }
+
+  gres::DeviceMask otherPoolHere(const std::string& name) const {
+    gres::DeviceMask mask = 0;
+    for (const auto& share : shares_)
+      if (share.name != name) mask |= gres::bitOf(share.device);
+    return mask;
+  }
+
+  gres::DeviceMask typedDevices(const std::string& type) const {
+    gres::DeviceMask mask = 0;
+    for (int d = 0; d < std::popcount(node_.allDevices); ++d)
+      if (node_.info.devices[d].type == type) mask |= gres::bitOf(d);
+    return mask;
   }
 
   // Whole nodes are exempt from chunk rules and get every device anyway, so
@@ -165,7 +258,7 @@ class NodePlan {
       for (int c = 0; c < lastCpu; ++c) grant.cpus.push_back(c);
       return static_cast<int>(grant.cpus.size()) < cpusNeeded ? rules::kCpus : nullptr;
     }
-    SocketMask deviceSockets = socketsOf(node_, taken_);
+    SocketMask deviceSockets = socketsOf(node_, taken_ | sharedHere_);
     CpuPickOptions options{.cpusNeeded = cpusNeeded,
                            .byCpu = in_.byCpu,
                            .preferred = perSocketChoice_ ? perSocketChoice_ : deviceSockets,
@@ -200,12 +293,16 @@ class NodePlan {
       if (core != lastCore) grant.cores.push_back(core);
       lastCore = core;
     }
-    const auto& countGres = node_.info.countGres;
     if (whole_) {
-      for (const auto& [name, total] : countGres) grant.countGres.emplace_back(name, total);
+      for (const auto& counted : node_.counted)
+        grant.countGres.emplace_back(gres::countedGresKey(counted), counted.count);
     } else {
-      for (auto [index, amount] : counts_) grant.countGres.emplace_back(countGres[index].first, amount);
+      for (auto [index, amount] : counts_)
+        grant.countGres.emplace_back(gres::countedGresKey(node_.counted[index]), amount);
     }
+    std::sort(shares_.begin(), shares_.end(),
+              [](const ShareGrant& a, const ShareGrant& b) { return a.device < b.device; });
+    grant.shares = std::move(shares_);
   }
 
   const NodeState& node_;
@@ -220,6 +317,8 @@ class NodePlan {
   SocketMask perSocketChoice_ = 0;
   int gpusHere_ = 0;
   std::vector<std::pair<int, uint64_t>> counts_;  // count-only GRES index, amount
+  std::vector<ShareGrant> shares_;
+  gres::DeviceMask sharedHere_ = 0;  // devices this job takes shares on
 };
 
 }  // namespace

@@ -16,6 +16,7 @@ struct PlanInput {
   bool byCpu = false;  // CR_CPU
   bool allowSpec = false;
   bool chunkRules = true;  // false for steps inside an allocation
+  bool spreadShares = false;  // MULTIPLE_SHARING_GRES_PJ
 };
 
 struct PlanResult {

@@ -1,6 +1,9 @@
 #include "controller/select/node_state.h"
 
 #include <algorithm>
+#include <bit>
+
+#include "common/gres/shared.h"
 
 namespace gantry::select {
 
@@ -22,8 +25,19 @@ NodeState::NodeState(NodeInfo nodeInfo) : info(std::move(nodeInfo)) {
       int socket = std::min(core / info.coresPerSocket, 63);
       deviceSockets[d] |= SocketMask{1} << socket;
     }
+  for (const auto& [name, count] : info.countGres) counted.push_back({name, "", count, false});
+  counted.insert(counted.end(), info.countedGres.begin(), info.countedGres.end());
+  for (const auto& name : gres::sharedNamesOf(info.devices)) {
+    SharedPool pool{name, std::vector<uint64_t>(deviceCount, 0), 0};
+    for (int d = 0; d < deviceCount; ++d) {
+      pool.capacity[d] = gres::sharedCountOf(info.devices[d], name);
+      if (pool.capacity[d] > 0) pool.devices |= gres::bitOf(d);
+    }
+    pools.push_back(std::move(pool));
+  }
   idle.freeCpus = CpuSet(cpuCount, true);
-  idle.usedCounts.assign(info.countGres.size(), 0);
+  idle.usedCounts.assign(counted.size(), 0);
+  idle.sharesUsed.assign(pools.size(), std::vector<uint64_t>(deviceCount, 0));
   usage = idle;
 }
 
@@ -34,6 +48,45 @@ gres::DeviceMask NodeState::devicesNamed(const std::string& name, const std::str
     if (info.devices[d].name == name && (type.empty() || info.devices[d].type == type))
       mask |= gres::bitOf(d);
   return mask;
+}
+
+}  // namespace gantry::select
+
+namespace gantry::select {
+
+int NodeState::poolIndex(const std::string& name) const {
+  for (size_t p = 0; p < pools.size(); ++p)
+    if (pools[p].name == name) return static_cast<int>(p);
+  return -1;
+}
+
+uint64_t NodeState::freeShares(const NodeUsage& usage, gres::DeviceMask drained, int p, int d) const {
+  gres::DeviceMask bit = gres::bitOf(d);
+  if (!(pools[p].devices & bit) || (usage.usedDevices & bit) || (drained & bit)) return 0;
+  for (size_t other = 0; other < pools.size(); ++other)
+    if (static_cast<int>(other) != p && usage.sharesUsed[other][d] > 0) return 0;
+  uint64_t used = usage.sharesUsed[p][d];
+  return pools[p].capacity[d] - std::min(used, pools[p].capacity[d]);
+}
+
+uint64_t NodeState::shareRoom(const NodeUsage& usage, gres::DeviceMask drained, bool spread) const {
+  uint64_t room = 0;
+  for (size_t p = 0; p < pools.size(); ++p) {
+    uint64_t poolRoom = 0;
+    for (gres::DeviceMask rest = pools[p].devices; rest; rest &= rest - 1) {
+      uint64_t free = freeShares(usage, drained, static_cast<int>(p), std::countr_zero(rest));
+      poolRoom = spread ? poolRoom + free : std::max(poolRoom, free);
+    }
+    room = std::max(room, poolRoom);
+  }
+  return room;
+}
+
+void NodeState::refreshSharedDevices(NodeUsage& usage) const {
+  usage.sharedDevices = 0;
+  for (const auto& perDevice : usage.sharesUsed)
+    for (size_t d = 0; d < perDevice.size(); ++d)
+      if (perDevice[d] > 0) usage.sharedDevices |= gres::bitOf(static_cast<int>(d));
 }
 
 }  // namespace gantry::select

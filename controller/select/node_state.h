@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/gres/chunks.h"
@@ -19,9 +20,19 @@ struct NodeUsage {
   CpuSet freeCpus;
   gres::DeviceMask usedDevices = 0;
   uint64_t usedMemoryMb = 0;
-  std::vector<uint64_t> usedCounts;  // parallel to NodeInfo::countGres
+  std::vector<uint64_t> usedCounts;  // parallel to NodeState::counted
+  // Shares held, [pool][device], pools as in NodeState::pools.
+  std::vector<std::vector<uint64_t>> sharesUsed;
+  gres::DeviceMask sharedDevices = 0;  // devices holding any share: never given whole
   int grants = 0;                    // allocations holding anything here
   bool wholeNode = false;            // held whole by one job
+};
+
+// One shared GRES name on a node: how many shares each device offers.
+struct SharedPool {
+  std::string name;
+  std::vector<uint64_t> capacity;  // per device, 0 where it offers none
+  gres::DeviceMask devices = 0;    // devices offering any
 };
 
 struct NodeState {
@@ -33,6 +44,8 @@ struct NodeState {
   gres::DeviceMask allDevices = 0;
   int cpuCount = 0;
   int cpusPerSocket = 1;
+  std::vector<SharedPool> pools;      // one per shared GRES name offered
+  std::vector<gres::CountedGres> counted;  // NodeInfo::countGres, then NodeInfo::countedGres
 
   bool available = true;
   gres::DeviceMask drained = 0;
@@ -48,6 +61,15 @@ struct NodeState {
     return s < 63 ? s : 63;
   }
   gres::DeviceMask devicesNamed(const std::string& name, const std::string& type) const;
+  int poolIndex(const std::string& name) const;
+  // Free shares of pool `p` on device `d` under `usage`; 0 when the device
+  // is held whole, drained, or holds shares of another pool.
+  uint64_t freeShares(const NodeUsage& usage, gres::DeviceMask drained, int p, int d) const;
+  // The largest share request any one call could still place here: the
+  // free shares of the best device, or of all devices when `spread`.
+  uint64_t shareRoom(const NodeUsage& usage, gres::DeviceMask drained, bool spread) const;
+  // Recomputes usage.sharedDevices from usage.sharesUsed.
+  void refreshSharedDevices(NodeUsage& usage) const;
 };
 
 }  // namespace gantry::select

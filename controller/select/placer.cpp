@@ -42,7 +42,7 @@ bool Placer::offer(int index, const NodeState& node, const NodeUsage& usage, gre
   maxTasks = std::min(maxTasks, cpus / std::max(request_.cpusPerTask, 1));
   if (request_.gpusPerTask > 0) {
     gres::DeviceMask free = node.allDevices & ~drained & allowed;
-    if (!shape_.wholeNode) free &= ~usage.usedDevices;
+    if (!shape_.wholeNode) free &= ~usage.usedDevices & ~usage.sharedDevices;
     maxTasks = std::min(maxTasks, std::popcount(free) / request_.gpusPerTask);
   }
   if (maxTasks < minTasks) {
@@ -58,7 +58,8 @@ bool Placer::offer(int index, const NodeState& node, const NodeUsage& usage, gre
                     .gpusWanted = gpusLeft_,
                     .byCpu = options_.byCpu,
                     .allowSpec = options_.allowSpec,
-                    .chunkRules = options_.chunkRules};
+                    .chunkRules = options_.chunkRules,
+                    .spreadShares = options_.spreadShares};
     plan = planNode(node, usage, drained, input, allowed);
     if (plan.ok()) break;
   }

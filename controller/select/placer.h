@@ -12,6 +12,7 @@ struct PlacerOptions {
   bool byCpu = false;
   bool allowSpec = false;
   bool chunkRules = true;
+  bool spreadShares = false;  // MULTIPLE_SHARING_GRES_PJ
   SelectTrace* trace = nullptr;
 };
 

@@ -14,6 +14,8 @@
 
 namespace gantry::select {
 
+// --gres=name[:type]:count per node. name "shard"/"mps" asks for shares of a
+// GPU (type: of the backing GPU); a count-only name asks for an amount.
 struct GresRequest {
   std::string name = "gpu";
   std::string type;  // empty: any type
@@ -36,6 +38,7 @@ struct Request {
   int coreSpec = 0;        // --core-spec (whole node only with AllowSpecResourcesUsage)
   int threadSpec = 0;      // --thread-spec (likewise)
   int socketsPerNode = 0;  // --sockets-per-node; --gpus-per-socket needs it
+  std::string gpuFreq;     // --gpu-freq as given; refused with shared GRES (mps, shard)
 };
 
 // Checks that do not depend on any node: the error names the option and the

@@ -24,6 +24,8 @@ inline constexpr const char* kChunkUnfixed = "chunks: the request does not fix t
 inline constexpr const char* kChunkPerSocket = "chunks: --gpus-per-socket needs a whole-node allocation";
 inline constexpr const char* kChunkMixedTypes = "chunks: untyped request on a node mixing chunked types";
 inline constexpr const char* kChunkNoneFree = "chunks: no free aligned chunk of that size";
+inline constexpr const char* kSharesOneGpu = "shared GRES: no single GPU has enough free shares";
+inline constexpr const char* kShares = "shared GRES: not enough free shares on the node's GPUs";
 inline constexpr const char* kNoTasks = "node cannot take a task of this job";
 
 }  // namespace gantry::select::rules

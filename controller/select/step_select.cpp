@@ -24,22 +24,51 @@ bool asksForGres(const Request& r) {
 
 std::string describe(const std::string& type) { return type.empty() ? "gpu" : "gpu:" + type; }
 
-// The step's view of one job node: only the job's cpus, devices and count
-// GRES, less what running steps hold when the step wants them to itself.
+gres::DeviceMask shareDevices(const NodeGrant& grant) {
+  gres::DeviceMask mask = 0;
+  for (const auto& share : grant.shares)
+    if (share.device >= 0 && share.device < gres::kMaxDevicesPerNode) mask |= gres::bitOf(share.device);
+  return mask;
+}
+
+// Adds a grant's shares to `usage` (pool by name).
+void addShares(const NodeState& node, NodeUsage& usage, const NodeGrant& grant) {
+  for (const auto& share : grant.shares) {
+    int p = node.poolIndex(share.name);
+    if (p >= 0 && share.device >= 0 && share.device < static_cast<int>(usage.sharesUsed[p].size()))
+      usage.sharesUsed[p][share.device] += share.count;
+  }
+}
+
+// The step's view of one job node: only the job's cpus, devices, shares and
+// count GRES, less what running steps hold when the step wants them to itself.
 NodeUsage stepUsage(const NodeState& node, const NodeGrant& jobGrant, const std::vector<Allocation>& running,
                     bool exclusive) {
   NodeUsage usage;
   usage.freeCpus = CpuSet(node.cpuCount, false);
   for (int cpu : jobGrant.cpus)
     if (cpu >= 0 && cpu < node.cpuCount) usage.freeCpus.set(cpu);
-  usage.usedDevices = node.allDevices & ~gres::indexesToMask(jobGrant.devices);
-  usage.usedCounts.assign(node.info.countGres.size(), 0);
-  for (size_t i = 0; i < node.info.countGres.size(); ++i) {
+  gres::DeviceMask jobShared = shareDevices(jobGrant);
+  usage.usedDevices = node.allDevices & ~gres::indexesToMask(jobGrant.devices) & ~jobShared;
+  usage.usedCounts.assign(node.counted.size(), 0);
+  for (size_t i = 0; i < node.counted.size(); ++i) {
     uint64_t granted = 0;
-    for (const auto& [name, amount] : jobGrant.countGres)
-      if (name == node.info.countGres[i].first) granted += amount;
-    usage.usedCounts[i] = node.info.countGres[i].second - std::min(granted, node.info.countGres[i].second);
+    for (const auto& [key, amount] : jobGrant.countGres)
+      if (key == gres::countedGresKey(node.counted[i])) granted += amount;
+    usage.usedCounts[i] = node.counted[i].count - std::min(granted, node.counted[i].count);
   }
+  // Of each pool, only the job's own shares are free to its steps.
+  usage.sharesUsed = node.idle.sharesUsed;
+  for (size_t p = 0; p < node.pools.size(); ++p)
+    for (size_t d = 0; d < usage.sharesUsed[p].size(); ++d) {
+      uint64_t granted = 0;
+      for (const auto& share : jobGrant.shares)
+        if (share.device == static_cast<int>(d) && share.name == node.pools[p].name) granted += share.count;
+      usage.sharesUsed[p][d] = node.pools[p].capacity[d] - std::min(granted, node.pools[p].capacity[d]);
+    }
+  // A GPU the job shares is never given whole to a step; a whole-node job
+  // holds its GPUs whole anyway.
+  usage.sharedDevices = jobGrant.wholeNode ? 0 : jobShared;
   if (!exclusive) return usage;
   for (const auto& step : running)
     for (const auto& grant : step.nodes) {
@@ -47,9 +76,11 @@ NodeUsage stepUsage(const NodeState& node, const NodeGrant& jobGrant, const std:
       for (int cpu : grant.cpus)
         if (cpu >= 0 && cpu < node.cpuCount) usage.freeCpus.reset(cpu);
       usage.usedDevices |= gres::indexesToMask(grant.devices);
-      for (const auto& [name, amount] : grant.countGres)
-        for (size_t i = 0; i < node.info.countGres.size(); ++i)
-          if (node.info.countGres[i].first == name) usage.usedCounts[i] += amount;
+      for (const auto& [key, amount] : grant.countGres)
+        for (size_t i = 0; i < node.counted.size(); ++i)
+          if (!node.counted[i].noConsume && gres::countedGresKey(node.counted[i]) == key)
+            usage.usedCounts[i] += amount;
+      addShares(node, usage, grant);
     }
   return usage;
 }
@@ -81,12 +112,15 @@ Outcome selectStepInJob(const StepContext& context, const Request& jobRequest, c
   if (!shape) return Outcome{Verdict::Never, {}, shape.error()};
 
   for (bool now : {true, false}) {
-    Placer placer(inner, *shape, PlacerOptions{.byCpu = context.options.allocateByCpu, .chunkRules = false});
+    Placer placer(inner, *shape,
+                  PlacerOptions{.byCpu = context.options.allocateByCpu,
+                                .chunkRules = false,
+                                .spreadShares = context.options.multipleSharingGresPj});
     for (const auto& grant : job.nodes) {
       if (grant.node < 0 || grant.node >= static_cast<int>(context.nodes.size())) continue;
       const NodeState& node = *context.nodes[grant.node];
       NodeUsage usage = stepUsage(node, grant, runningSteps, now && step.exclusive);
-      if (placer.offer(grant.node, node, usage, 0, gres::indexesToMask(grant.devices))) break;
+      if (placer.offer(grant.node, node, usage, 0, gres::indexesToMask(grant.devices) | shareDevices(grant))) break;
     }
     if (!placer.complete()) continue;
     if (!now) return Outcome{Verdict::NotNow, {}, "Resources"};
@@ -98,6 +132,7 @@ Outcome selectStepInJob(const StepContext& context, const Request& jobRequest, c
           if (jobGrant.node == stepGrant.node) {
             stepGrant.devices = jobGrant.devices;
             stepGrant.countGres = jobGrant.countGres;
+            stepGrant.shares = jobGrant.shares;
           }
     }
     return Outcome{Verdict::Placed, std::move(allocation), ""};

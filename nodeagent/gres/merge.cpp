@@ -187,7 +187,8 @@ class Merger {
     return dev;
   }
 
-  // What gres.conf says that the detected GPU contradicts ("" if nothing).
+  // What gres.conf says that the detected GPU contradicts ("" if nothing):
+  // Cores, Links (not on chunked lines) or UUID.
   // MIG instances are not double-checked.
   static std::string describeMismatch(const config::GresRecord& c, const detect::DetectedGpu& d) {
     if (d.isMig) return "";
@@ -196,6 +197,9 @@ class Merger {
     }
     if (!c.links.empty() && c.chunkSizes.empty() && !d.links.empty() && c.links != d.links) {
       return "has Links=" + joinInts(d.links) + " but gres.conf says Links=" + joinInts(c.links);
+    }
+    if (!c.uuid.empty() && !d.uuid.empty() && lowerCase(c.uuid) != lowerCase(d.uuid)) {
+      return "has UUID=" + d.uuid + " but gres.conf says UUID=" + c.uuid;
     }
     return "";
   }

@@ -68,9 +68,15 @@ json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options) {
                     {"pci_bus_id", gpu.pci_bus_id()},
                     {"vendor", gpu.vendor()},
                     {"shares", gpu.shares()},
-                    {"share_count", gpu.share_count()}});
+                    {"share_count", gpu.share_count()},
+                    {"dmem_region", gpu.dmem_region()},
+                    {"dmem_slice_bytes", gpu.dmem_slice_bytes()}});
   }
   spec["gpus"] = gpus;
+  if (!r.io_addr().empty()) {
+    // Interactive step: the tasks' streams go to the srun at this endpoint.
+    spec["io"] = {{"addr", r.io_addr()}, {"port", r.io_port()}, {"token", r.io_token()}, {"pty", r.io_pty()}};
+  }
   if (!options.extraSpecJson.empty()) {
     json extra = json::parse(options.extraSpecJson, nullptr, false);
     if (extra.is_object()) spec.update(extra);

@@ -125,6 +125,18 @@ Result<StepSpec> parseObject(const json& doc) {
     readOptional(*it, "group", resctrl.group);
     spec.resctrl = resctrl;
   }
+  if (auto it = doc.find("io"); it != doc.end() && !it->is_null()) {
+    if (!it->is_object()) return Error{"spec.json: key \"io\" must be an object"};
+    IoSpec io;
+    readOptional(*it, "addr", io.addr);
+    readOptional(*it, "port", io.port);
+    readOptional(*it, "token", io.token);
+    readOptional(*it, "pty", io.pty);
+    if (io.addr.empty() || io.port <= 0 || io.port > 65535) {
+      return Error{"spec.json: key \"io\" needs \"addr\" and a \"port\" in 1-65535"};
+    }
+    spec.io = io;
+  }
   return spec;
 }
 

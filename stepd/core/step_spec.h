@@ -46,6 +46,14 @@ struct ResctrlSpec {
   std::string group;  // empty = stay in the current group
 };
 
+// Where srun serves gantry.v1.StepIo for an interactive step.
+struct IoSpec {
+  std::string addr;
+  int port = 0;
+  std::string token;
+  bool pty = false;  // srun --pty: the one task runs on a pseudo terminal
+};
+
 struct StepSpec {
   uint64_t job_id = 0;
   std::string step_id;  // "batch", "extern" or a number
@@ -83,6 +91,9 @@ struct StepSpec {
   std::vector<std::string> gres_flags;
   std::optional<CgroupSpec> cgroup;
   std::optional<ResctrlSpec> resctrl;
+  // Present for srun's steps: output, input and signals travel over gRPC
+  // instead of the stdout/stderr/stdin names.
+  std::optional<IoSpec> io;
   std::string host_root = "/";
 
   bool isBatch() const { return step_id == "batch"; }

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "stepd/core/dmem_limits.h"
 #include "stepd/core/step_spec.h"
 #include "stepd/core/task_environment.h"
+#include "stepd/launcher/io_forwarder.h"
 #include "stepd/launcher/step_files.h"
 #include "stepd/launcher/task_launcher.h"
 #include "stepd/launcher/task_streams.h"
@@ -34,6 +36,8 @@ using SteadyClock = std::chrono::steady_clock;
 struct Task {
   pid_t pid = 0;
   bool running = true;
+  int exit_code = 0;
+  int signal = 0;
 };
 
 class StepRunner {
@@ -155,22 +159,39 @@ class StepRunner {
     }
     auto argv = taskArgv();
     if (!argv) return Error{argv.error()};
-    auto opened = StepStreams::open(spec_, identity());
-    if (!opened) return Error{opened.error()};
-    streams_.emplace(std::move(*opened));
+    if (spec_.io) {
+      io_ = std::make_unique<IoForwarder>(spec_, *spec_.io);
+    } else {
+      auto opened = StepStreams::open(spec_, identity());
+      if (!opened) return Error{opened.error()};
+      streams_.emplace(std::move(*opened));
+    }
     for (int local = 0; local < spec_.tasks_on_node; ++local) {
+      TaskStreams task_streams;
+      if (io_) {
+        auto opened = io_->openTask(spec_.first_task_id + local);
+        if (!opened) return Error{opened.error()};
+        task_streams = *opened;
+      } else {
+        task_streams = streams_->forTask(local);
+      }
       TaskLaunch launch{
           .argv = *argv,
           .env = taskEnvironment(spec_, {.local_task_id = local, .devices_constrained = devices_constrained_}),
           .work_dir = spec_.work_dir,
-          .stdin_fd = streams_->forTask(local).in,
-          .stdout_fd = streams_->forTask(local).out,
-          .stderr_fd = streams_->forTask(local).err,
+          .stdin_fd = task_streams.in,
+          .stdout_fd = task_streams.out,
+          .stderr_fd = task_streams.err,
           .identity = identity(),
-          .cgroup_procs_path = cgroup_ ? cgroup_->stepPath() + "/cgroup.procs" : ""};
+          .cgroup_procs_path = cgroup_ ? cgroup_->stepPath() + "/cgroup.procs" : "",
+          .controlling_terminal = spec_.io && spec_.io->pty};
       auto pid = launchTask(launch);
       if (!pid) return Error{"task " + std::to_string(spec_.first_task_id + local) + ": " + pid.error()};
       tasks_.push_back({.pid = *pid});
+    }
+    // Connected only now: no gRPC thread exists while the tasks are forked.
+    if (io_) {
+      if (auto s = io_->start(); !s) return s;
     }
     log_.info("started " + std::to_string(tasks_.size()) + " task(s) of step " + std::to_string(spec_.job_id) +
               "." + spec_.step_id);
@@ -240,6 +261,20 @@ class StepRunner {
     }
   }
 
+  // Signals srun forwards (Ctrl-C) go to the tasks; SIGKILL (a second
+  // Ctrl-C, or srun gone) ends the step at once.
+  void handleForwardedSignals() {
+    for (int sig : io_->takeSignals()) {
+      log_.info("srun forwarded signal " + std::to_string(sig));
+      if (sig == SIGKILL) {
+        terminate();
+        forceKill();
+      } else {
+        signalTasks(sig);
+      }
+    }
+  }
+
   void reap() {
     int status = 0;
     pid_t pid;
@@ -247,6 +282,8 @@ class StepRunner {
       for (auto& task : tasks_) {
         if (task.pid != pid) continue;
         task.running = false;
+        if (WIFEXITED(status)) task.exit_code = WEXITSTATUS(status);
+        if (WIFSIGNALED(status)) task.signal = WTERMSIG(status);
         if (WIFEXITED(status)) result_.exit_code = std::max(result_.exit_code, WEXITSTATUS(status));
         if (WIFSIGNALED(status) && result_.signal == 0) result_.signal = WTERMSIG(status);
       }
@@ -261,9 +298,11 @@ class StepRunner {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kill_deadline_ - SteadyClock::now());
         timeout_ms = static_cast<int>(std::max<int64_t>(0, left.count()));
       }
-      pollfd pfd{.fd = signal_fd_, .events = POLLIN, .revents = 0};
-      ::poll(&pfd, 1, timeout_ms);
+      pollfd fds[2] = {{.fd = signal_fd_, .events = POLLIN, .revents = 0},
+                       {.fd = io_ ? io_->signalFd() : -1, .events = POLLIN, .revents = 0}};
+      ::poll(fds, 2, timeout_ms);
       handleSignals();
+      if (io_ && fds[1].revents != 0) handleForwardedSignals();
       reap();
       if (terminating_ && !killed_ && SteadyClock::now() >= kill_deadline_) forceKill();
     }
@@ -279,6 +318,14 @@ class StepRunner {
       result_.dmem_peak_bytes = cgroup_->deviceMemoryPeak();
       (void)cgroup_->killAll();  // processes that left the task groups
       if (auto s = cgroup_->remove(); !s) log_.info(s.error());
+    }
+    if (io_) {
+      std::vector<TaskExitStatus> exits;
+      for (size_t i = 0; i < tasks_.size(); ++i) {
+        exits.push_back({.task_id = spec_.first_task_id + static_cast<int>(i),
+                         .exit_code = tasks_[i].exit_code, .signal = tasks_[i].signal});
+      }
+      io_->finish(exits, message);
     }
     result_.end_time = std::time(nullptr);
     (void)writeStateFile(dir_, "done");
@@ -297,6 +344,7 @@ class StepRunner {
   std::optional<StepCgroup> cgroup_;
   std::vector<Task> tasks_;
   std::optional<StepStreams> streams_;
+  std::unique_ptr<IoForwarder> io_;
   StepResult result_;
   int signal_fd_ = -1;
   bool suspended_ = false;

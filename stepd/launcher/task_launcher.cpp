@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <signal.h>
 #include <sys/fsuid.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -79,7 +80,11 @@ Result<pid_t> launchTask(const TaskLaunch& launch) {
   if (pid > 0) return pid;
 
   resetSignals();
-  ::setpgid(0, 0);
+  if (launch.controlling_terminal) {
+    ::setsid();  // also a process group of its own, as below
+  } else {
+    ::setpgid(0, 0);
+  }
   const int err_fd = launch.stderr_fd >= 0 ? launch.stderr_fd : 2;
   if (!launch.cgroup_procs_path.empty()) {
     char digits[24];
@@ -94,6 +99,7 @@ Result<pid_t> launchTask(const TaskLaunch& launch) {
   if (launch.stdin_fd >= 0 && ::dup2(launch.stdin_fd, 0) < 0) childFail(err_fd, "stdin", errno);
   if (launch.stdout_fd >= 0 && ::dup2(launch.stdout_fd, 1) < 0) childFail(err_fd, "stdout", errno);
   if (launch.stderr_fd >= 0 && ::dup2(launch.stderr_fd, 2) < 0) childFail(err_fd, "stderr", errno);
+  if (launch.controlling_terminal && ::ioctl(0, TIOCSCTTY, 0) != 0) childFail(err_fd, "controlling terminal", errno);
   if (launch.identity.switch_user) {
     int rc = launch.identity.user.empty() ? ::setgroups(0, nullptr)
                                           : ::initgroups(launch.identity.user.c_str(), launch.identity.gid);

@@ -32,6 +32,9 @@ struct TaskLaunch {
   // The task writes its own pid here before exec, so it is confined before
   // it runs any user code. Empty = no cgroup.
   std::string cgroup_procs_path;
+  // srun --pty: the task leads a session of its own with its standard input
+  // (a pseudo terminal) as controlling terminal, so ^C and job control work.
+  bool controlling_terminal = false;
 };
 
 // Forks and execs. The child becomes leader of a new process group (its pid),

@@ -46,7 +46,7 @@ def wait_for(predicate, timeout=30.0, interval=0.1, what="condition"):
 
 
 class Cluster:
-    """nodes: list of dicts {name, cpus, memory, gres, host_root, extra}."""
+    """nodes: list of dicts {name, cpus, memory, gres, host_root, extra, env}."""
 
     def __init__(self, nodes=None, partitions=None, extra_conf="", gres_conf="",
                  slurmd_timeout=30, root=None):
@@ -146,8 +146,10 @@ class Cluster:
                 "--port", str(node["port"]), "--state-dir", str(self.root / "spool" / name)]
         if node.get("host_root"):
             args += ["--host-root", str(node["host_root"])]
+        # node["env"]: extra environment for this agent (e.g. the fake NVML).
+        env = {**os.environ, **node.get("env", {})}
         self.agents[name] = subprocess.Popen(args, stdout=open(self.root / f"gantryd-{name}.stdout", "ab"),
-                                             stderr=subprocess.STDOUT)
+                                             stderr=subprocess.STDOUT, env=env)
 
     def start(self):
         self.start_munge()

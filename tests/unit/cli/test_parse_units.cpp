@@ -100,3 +100,13 @@ TEST_CASE("durations print like squeue and scontrol", "[cli][units]") {
   CHECK(formatLimitMinutes(-1, "UNLIMITED") == "UNLIMITED");
   CHECK(formatLimitMinutes(30, "infinite") == "30:00");
 }
+
+TEST_CASE("time limits in seconds keep MM:SS exactly") {
+  using gantry::cli::parseTimeLimitSeconds;
+  CHECK(*parseTimeLimitSeconds("0:02") == 2);
+  CHECK(*parseTimeLimitSeconds("5") == 300);
+  CHECK(*parseTimeLimitSeconds("1:00:05") == 3605);
+  CHECK(*parseTimeLimitSeconds("1-0") == 86400);
+  CHECK(*parseTimeLimitSeconds("UNLIMITED") == gantry::cli::kUnlimitedSeconds);
+  CHECK_FALSE(parseTimeLimitSeconds("1:x").ok());
+}

@@ -81,3 +81,18 @@ TEST_CASE("--json keeps proto field names and numbers", "[cli][json]") {
   CHECK(job["time_limit_minutes"] == 90);
   CHECK(job["exit_code"] == 0);  // defaults are printed too
 }
+
+TEST_CASE("scontrol show node -d adds GresChunks and the registered devices", "[cli][scontrol]") {
+  gantry::v1::Node node = clusterNodes()[3];
+  node.set_gres_chunks("gpu:a100:sizes=2/4;order=0/1/2/3");
+  node.add_gres_devices("gpu:a100 Index=0 File=/dev/nvidia0 Cores=0-3 Links=-1,2,0,0");
+  node.add_gres_devices("gpu:a100 Index=1 File=/dev/nvidia1 Cores=0-3 Links=2,-1,0,0");
+  std::string out = renderNode(node, options(true));
+  CHECK_THAT(out, Catch::Contains("   GresUsed=gpu:a100:2(IDX:0-1)\n"
+                                  "   GresChunks=gpu:a100:sizes=2/4;order=0/1/2/3\n"
+                                  "   GresDevice=gpu:a100 Index=0 File=/dev/nvidia0 Cores=0-3 Links=-1,2,0,0\n"
+                                  "   GresDevice=gpu:a100 Index=1 File=/dev/nvidia1 Cores=0-3 Links=2,-1,0,0\n"));
+  // Without -d, and on nodes without chunks, neither appears.
+  CHECK_THAT(renderNode(node, options(false)), !Catch::Contains("GresChunks") && !Catch::Contains("GresDevice"));
+  CHECK_THAT(renderNode(clusterNodes()[3], options(true)), !Catch::Contains("GresChunks"));
+}

@@ -1,6 +1,7 @@
 // Property test: random clusters and requests. Whatever is placed must
 // respect counts, types, chunk alignment, enforced links, drains, and never
-// hand out a device or cpu twice. The seed is printed on failure.
+// hand out a device or cpu twice; shares (mps, shard) never exceed a GPU's
+// count and never sit on a GPU held whole. The seed is printed on failure.
 #include <catch2/catch.hpp>
 
 #include <bit>
@@ -11,6 +12,7 @@
 #include "common/gres/chunks.h"
 #include "common/gres/index_list.h"
 #include "common/gres/link_graph.h"
+#include "common/gres/shared.h"
 #include "select_builders.h"
 
 using namespace gantry;
@@ -41,6 +43,10 @@ struct World {
       return node;
     }
     if (gpus > 1 && chance(30)) node.devices.back().type = type == "a100" ? "h100" : "a100";
+    if (gpus > 0 && chance(40)) {
+      std::string name = chance(50) ? "shard" : "mps";
+      for (auto& device : node.devices) device.shared.push_back({name, static_cast<uint64_t>(pick(0, 8))});
+    }
     if (gpus > 0 && chance(70)) {
       std::vector<std::vector<int>> matrix(gpus, std::vector<int>(gpus, 0));
       for (int a = 0; a < gpus; ++a)
@@ -55,7 +61,11 @@ struct World {
     r.ntasks = pick(1, 3);
     if (chance(30)) r.minNodes = r.maxNodes = pick(1, 2);
     std::string type = chance(40) ? (chance(50) ? "a100" : "h100") : "";
-    switch (pick(0, 4)) {
+    switch (pick(0, 5)) {
+      case 5:
+        r.gresPerNode.push_back({chance(50) ? "shard" : "mps", type, static_cast<uint64_t>(pick(1, 10))});
+        if (chance(20)) r.gresPerNode.push_back({"gpu", "", 1});  // refused together with mps
+        return r;
       case 0: break;  // cpu only
       case 1: r.gresPerNode.push_back({"gpu", type, static_cast<uint64_t>(pick(1, 8))}); break;
       case 2: r.gpusPerNode = pick(1, 4); r.gpuType = type; break;
@@ -70,7 +80,15 @@ struct World {
   }
 };
 
+const GresRequest* sharedDemand(const Request& r) {
+  for (const auto& g : r.gresPerNode)
+    if (gres::isSharedGresName(g.name)) return &g;
+  return nullptr;
+}
+
 int gpuDemandPerNode(const Request& r, const NodeGrant& grant) {
+  if (sharedDemand(r))
+    return r.gresPerNode.size() > 1 ? 1 : 0;  // the whole GPU asked beside the shares
   if (!r.gresPerNode.empty()) return static_cast<int>(r.gresPerNode[0].count);
   if (r.gpusPerNode) return r.gpusPerNode;
   if (r.gpusPerTask) return r.gpusPerTask * grant.tasks;
@@ -78,7 +96,39 @@ int gpuDemandPerNode(const Request& r, const NodeGrant& grant) {
 }
 
 std::string requestedType(const Request& r) {
+  if (sharedDemand(r)) return "";  // the type constrains the shares, checked apart
   return r.gresPerNode.empty() ? r.gpuType : r.gresPerNode[0].type;
+}
+
+gres::DeviceMask shareMask(const NodeGrant& grant) {
+  gres::DeviceMask mask = 0;
+  for (const auto& share : grant.shares) mask |= gres::bitOf(share.device);
+  return mask;
+}
+
+// The shares of a placed grant: on GPUs offering the name (and type),
+// summing to the request, from one GPU unless spreading is allowed.
+void checkShares(const Request& request, const NodeGrant& grant, const NodeInfo& info, gres::DeviceMask drained,
+                 bool spread) {
+  const GresRequest* shared = sharedDemand(request);
+  if (!shared) {
+    CHECK(grant.shares.empty());
+    return;
+  }
+  uint64_t total = 0;
+  for (const auto& share : grant.shares) {
+    REQUIRE(share.device >= 0);
+    REQUIRE(share.device < static_cast<int>(info.devices.size()));
+    CHECK(share.name == shared->name);
+    CHECK(share.count > 0);
+    CHECK(share.count <= gres::sharedCountOf(info.devices[share.device], share.name));
+    CHECK((drained & gres::bitOf(share.device)) == 0);
+    if (!shared->type.empty()) CHECK(info.devices[share.device].type == shared->type);
+    total += share.count;
+  }
+  CHECK(total == shared->count);
+  if (!spread) CHECK(grant.shares.size() == 1);
+  if (!grant.wholeNode) CHECK((shareMask(grant) & gres::indexesToMask(grant.devices)) == 0);
 }
 
 bool alignedChunk(const gres::ChunkDomain& domain, gres::DeviceMask devices) {
@@ -92,11 +142,13 @@ bool alignedChunk(const gres::ChunkDomain& domain, gres::DeviceMask devices) {
 }  // namespace
 
 TEST_CASE("random clusters: placements respect every rule and never double-allocate", "[select][property]") {
+  int sharedPlaced = 0;
   for (unsigned seed = 1; seed <= 12; ++seed) {
     INFO("seed " << seed);
     World world{std::mt19937(seed)};
     // Odd seeds allocate by cpu (CR_CPU), even seeds by core.
-    Cluster cluster(ClusterOptions{.allocateByCpu = seed % 2 == 1});
+    bool spread = seed % 3 == 0;  // MULTIPLE_SHARING_GRES_PJ
+    Cluster cluster(ClusterOptions{.allocateByCpu = seed % 2 == 1, .multipleSharingGresPj = spread});
     std::vector<NodeInfo> infos;
     for (int i = 0; i < 24; ++i) {
       infos.push_back(world.randomNode(i));
@@ -139,11 +191,16 @@ TEST_CASE("random clusters: placements respect every rule and never double-alloc
           for (const auto& held : other.nodes)
             if (held.node == grant.node) {
               CHECK((gres::indexesToMask(held.devices) & mask) == 0);
+              // A GPU is held whole or as shares, never both at once.
+              CHECK((gres::indexesToMask(held.devices) & shareMask(grant)) == 0);
+              CHECK((shareMask(held) & mask) == 0);
               for (int cpu : held.cpus)
                 CHECK(std::find(grant.cpus.begin(), grant.cpus.end(), cpu) == grant.cpus.end());
               CHECK_FALSE(held.wholeNode);
             }
         CHECK((mask & drained[grant.node]) == 0);
+        checkShares(request, grant, info, drained[grant.node], spread);
+        sharedPlaced += !grant.shares.empty();
         CHECK(!grant.cpus.empty());
         CHECK(static_cast<int>(grant.cpus.size()) >= grant.tasks * request.cpusPerTask);
         CHECK(grant.memoryMb <= info.realMemoryMb);
@@ -172,7 +229,15 @@ TEST_CASE("random clusters: placements respect every rule and never double-alloc
       CHECK(tasksTotal >= request.ntasks);
       cluster.commit(outcome.allocation);
       live.push_back(outcome.allocation);
+      // Shares held on any GPU never exceed its count.
+      std::map<std::pair<int, int>, uint64_t> held;
+      for (const auto& allocation : live)
+        for (const auto& g : allocation.nodes)
+          for (const auto& share : g.shares) held[{g.node, share.device}] += share.count;
+      for (const auto& [where, count] : held)
+        for (const auto& shared : infos[where.first].devices[where.second].shared) CHECK(count <= shared.count);
     }
     CHECK(placedCount > 20);
   }
+  CHECK(sharedPlaced > 50);
 }

@@ -1,0 +1,120 @@
+#include "cli/allocation.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+extern char** environ;
+
+namespace gantry::cli {
+
+SubmitContext currentSubmitContext() {
+  SubmitContext context;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string item = *entry;
+    size_t eq = item.find('=');
+    if (eq != std::string::npos) context.environment[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  std::error_code ec;
+  context.workDir = std::filesystem::current_path(ec).string();
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) context.submitHost = host;
+  return context;
+}
+
+namespace {
+
+Result<gantry::v1::Job> fetchJob(const ControllerClient& client, uint64_t jobId) {
+  gantry::v1::ListJobsRequest request;
+  request.add_job_ids(jobId);
+  auto response = client.call<gantry::v1::ListJobsResponse>(
+      [&request](auto& stub, grpc::ClientContext* context, auto* out) {
+        return stub.ListJobs(context, request, out);
+      });
+  if (!response) return Error{response.error()};
+  if (response->jobs_size() == 0) return Error{"job " + std::to_string(jobId) + " is no longer known"};
+  return response->jobs(0);
+}
+
+}  // namespace
+
+Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::JobSpec spec,
+                                 const std::string& program, const std::atomic<bool>* abort) {
+  spec.clear_script();
+  gantry::v1::SubmitJobRequest request;
+  *request.mutable_spec() = std::move(spec);
+  auto submitted = client.call<gantry::v1::SubmitJobResponse>(
+      [&request](auto& stub, grpc::ClientContext* context, auto* out) {
+        return stub.SubmitJob(context, request, out);
+      });
+  if (!submitted) return Error{"Job allocation failed: " + submitted.error()};
+  const uint64_t jobId = submitted->job_id();
+  if (program == "salloc") std::cerr << "salloc: Pending job allocation " << jobId << "\n";
+  bool announcedWait = false;
+  for (;;) {
+    auto job = fetchJob(client, jobId);
+    if (!job) return Error{job.error()};
+    if (job->state() == gantry::v1::RUNNING) {
+      if (announcedWait && program == "srun") {
+        std::cerr << "srun: job " << jobId << " has been allocated resources\n";
+      }
+      if (program == "salloc") std::cerr << "salloc: Granted job allocation " << jobId << "\n";
+      return *job;
+    }
+    if (job->state() != gantry::v1::PENDING) {
+      return Error{"job " + std::to_string(jobId) + " ended before it started (" + job->reason() + ")"};
+    }
+    if (abort != nullptr && *abort) {
+      (void)releaseAllocation(client, jobId, 0);
+      return Error{"Job allocation " + std::to_string(jobId) + " has been revoked"};
+    }
+    if (!announcedWait) {
+      std::cerr << program << ": job " << jobId << " queued and waiting for resources\n";
+      announcedWait = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+Status releaseAllocation(const ControllerClient& client, uint64_t jobId, int exitCode) {
+  gantry::v1::CompleteAllocationRequest request;
+  request.set_job_id(jobId);
+  request.set_exit_code(exitCode);
+  auto response = client.call<gantry::v1::CompleteAllocationResponse>(
+      [&request](auto& stub, grpc::ClientContext* context, auto* out) {
+        return stub.CompleteAllocation(context, request, out);
+      });
+  if (!response) return Error{response.error()};
+  return okStatus();
+}
+
+std::map<std::string, std::string> allocationEnvironment(const gantry::v1::Job& job) {
+  const std::string id = std::to_string(job.job_id());
+  const std::string nodes = std::to_string(job.allocation_size());
+  std::map<std::string, std::string> env = {
+      {"SLURM_JOB_ID", id},
+      {"SLURM_JOBID", id},
+      {"SLURM_JOB_NAME", job.spec().name()},
+      {"SLURM_JOB_NODELIST", job.node_list()},
+      {"SLURM_NODELIST", job.node_list()},
+      {"SLURM_JOB_NUM_NODES", nodes},
+      {"SLURM_NNODES", nodes},
+      {"SLURM_JOB_PARTITION", job.spec().partition()},
+      {"SLURM_SUBMIT_DIR", job.spec().work_dir()},
+      {"SLURM_SUBMIT_HOST", job.spec().submit_host()},
+  };
+  if (job.allocation_size() > 0) {
+    const auto& first = job.allocation(0);
+    env["SLURM_CPUS_ON_NODE"] = std::to_string(first.cpus_size() > 0 ? first.cpus_size() : first.cores_size());
+  }
+  if (job.spec().ntasks() > 0) {
+    env["SLURM_NTASKS"] = std::to_string(job.spec().ntasks());
+    env["SLURM_NPROCS"] = env["SLURM_NTASKS"];
+  }
+  return env;
+}
+
+}  // namespace gantry::cli

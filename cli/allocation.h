@@ -1,0 +1,34 @@
+// What srun (outside a job) and salloc share: asking the controller for an
+// allocation (a job without a script), waiting until it runs, describing it
+// in the environment, and giving it back.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "cli/controller_client.h"
+#include "cli/job_options.h"
+#include "common/util/result.h"
+#include "gantry/v1/controller.pb.h"
+
+namespace gantry::cli {
+
+// This process's environment, directory and host.
+SubmitContext currentSubmitContext();
+
+// Submits `spec` (no script) and waits until the job runs. Prints the
+// queueing lines with `program` as prefix. Stops waiting, and gives the
+// job up, when `*abort` becomes true.
+Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::JobSpec spec,
+                                 const std::string& program, const std::atomic<bool>* abort);
+
+// Ends the allocation (the job completes with `exitCode`).
+Status releaseAllocation(const ControllerClient& client, uint64_t jobId, int exitCode);
+
+// SLURM_JOB_ID, SLURM_JOB_NODELIST, SLURM_NNODES, ... for a shell or
+// command inside the allocation, so srun there finds its job.
+std::map<std::string, std::string> allocationEnvironment(const gantry::v1::Job& job);
+
+}  // namespace gantry::cli

@@ -1,0 +1,53 @@
+#include "cli/srun_options.h"
+
+#include "cli/arg_parsing.h"
+
+namespace gantry::cli {
+namespace {
+
+std::string baseName(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+Result<InteractiveInvocation> prepareInteractive(const std::string& program,
+                                                 const std::vector<std::string>& args,
+                                                 const SubmitContext& context) {
+  const std::string origin = "command line";
+  SbatchOptions options;
+  InteractiveInvocation result;
+  CLI::App app{"gantry " + program + ": run a command with an allocation", program};
+  declareSbatchOptions(app, options, &origin);
+  app.add_flag("-l,--label", result.label, "prefix each output line with its task id");
+  app.add_flag("--pty", result.pty, "run one task on a pseudo terminal");
+  // Everything from the first word that is not an option belongs to the command.
+  app.prefix_command(true);
+  auto parsed = parseWords(app, args);
+  if (!parsed) return Error{parsed.error()};
+  if (parsed->helpRequested) {
+    result.helpText = parsed->helpText;
+    return result;
+  }
+  result.command = app.remaining();
+  if (program == "srun" && result.command.empty()) {
+    return Error{"no command given: srun [options] command [args...]"};
+  }
+  if (options.wrap) return Error{"--wrap: only for sbatch"};
+  if (options.testOnly) return Error{"--test-only: only for sbatch"};
+  if (result.pty && program == "srun") {
+    if (options.ntasks && *options.ntasks != "1") {
+      return Error{"--pty: runs exactly one task, but -n/--ntasks asks for " + *options.ntasks};
+    }
+    options.ntasks = "1";
+  }
+  std::string name = result.command.empty() ? program : baseName(result.command.front());
+  auto spec = buildJobSpec(options, context, "", name);
+  if (!spec) return Error{spec.error()};
+  result.spec = std::move(*spec);
+  if (options.confDir) result.confDir = *options.confDir;
+  return result;
+}
+
+}  // namespace gantry::cli

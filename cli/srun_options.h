@@ -1,0 +1,33 @@
+// srun's and salloc's command lines: the sbatch resource options (-n, -N,
+// --ntasks-per-node, --gres, --gpus*, --exclusive, --cpus-per-task, --mem,
+// ...) plus -l/--label and --pty, then the command to run. Pure: the
+// environment and directory arrive as a SubmitContext.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/job_options.h"
+#include "common/util/result.h"
+#include "gantry/v1/types.pb.h"
+
+namespace gantry::cli {
+
+struct InteractiveInvocation {
+  // The resource request. Inside an allocation it describes the step; out
+  // of one it is also the job that srun/salloc allocates (no script).
+  gantry::v1::JobSpec spec;
+  std::vector<std::string> command;  // argv of the tasks (srun) or of the shell (salloc)
+  bool label = false;                // -l: prefix output lines with the task id
+  bool pty = false;                  // --pty: one task on a terminal
+  std::string confDir;
+  std::string helpText;              // non-empty: --help was given
+};
+
+// `program` is "srun" or "salloc": srun needs a command, salloc may run the
+// user's shell. Errors name the option and the rule.
+Result<InteractiveInvocation> prepareInteractive(const std::string& program,
+                                                 const std::vector<std::string>& args,
+                                                 const SubmitContext& context);
+
+}  // namespace gantry::cli

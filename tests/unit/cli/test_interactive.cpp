@@ -1,0 +1,62 @@
+#include <catch2/catch.hpp>
+
+#include "cli/output_labels.h"
+#include "cli/srun_options.h"
+
+using gantry::cli::OutputLabeler;
+using gantry::cli::prepareInteractive;
+using gantry::cli::SubmitContext;
+
+namespace {
+SubmitContext context() {
+  return SubmitContext{.environment = {{"HOME", "/home/alice"}}, .workDir = "/home/alice", .submitHost = "login1"};
+}
+}  // namespace
+
+TEST_CASE("srun options come before the command, which keeps its own options", "[cli][srun]") {
+  auto run = prepareInteractive("srun", {"-n2", "-l", "--gres=gpu:1", "--exclusive", "sh", "-c", "echo -n x"},
+                                context());
+  REQUIRE(run.ok());
+  CHECK(run->label);
+  CHECK(run->spec.ntasks() == 2);
+  CHECK(run->spec.exclusive());
+  REQUIRE(run->spec.gres_size() == 1);
+  CHECK(run->spec.gres(0).name() == "gpu");
+  CHECK(run->spec.script().empty());
+  CHECK(run->spec.name() == "sh");
+  CHECK(run->spec.work_dir() == "/home/alice");
+  CHECK(run->command == std::vector<std::string>{"sh", "-c", "echo -n x"});
+}
+
+TEST_CASE("srun refuses a missing command and sbatch-only options", "[cli][srun]") {
+  CHECK_FALSE(prepareInteractive("srun", {"-n2"}, context()).ok());
+  auto wrap = prepareInteractive("srun", {"--wrap", "x", "true"}, context());
+  REQUIRE_FALSE(wrap.ok());
+  CHECK(wrap.error().find("--wrap") != std::string::npos);
+  auto bad = prepareInteractive("srun", {"-n", "zero", "true"}, context());
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().find("ntasks") != std::string::npos);
+}
+
+TEST_CASE("salloc may run without a command; --pty means one task", "[cli][srun]") {
+  auto salloc = prepareInteractive("salloc", {"-N1", "--mem=100"}, context());
+  REQUIRE(salloc.ok());
+  CHECK(salloc->command.empty());
+  CHECK(salloc->spec.name() == "salloc");
+  auto pty = prepareInteractive("srun", {"--pty", "bash"}, context());
+  REQUIRE(pty.ok());
+  CHECK(pty->pty);
+  CHECK(pty->spec.ntasks() == 1);
+  CHECK_FALSE(prepareInteractive("srun", {"--pty", "-n2", "bash"}, context()).ok());
+}
+
+TEST_CASE("labels go on complete lines, per task and stream", "[cli][srun]") {
+  OutputLabeler labeler;
+  CHECK(labeler.feed(0, 1, "hel") == "");
+  CHECK(labeler.feed(1, 1, "a\nb") == "1: a\n");
+  CHECK(labeler.feed(0, 1, "lo\nworld\n") == "0: hello\n0: world\n");
+  CHECK(labeler.feed(0, 2, "err") == "");
+  CHECK(labeler.flush(1, 1) == "1: b\n");
+  CHECK(labeler.flush(0, 2) == "0: err\n");
+  CHECK(labeler.flush(0, 1) == "");
+}

@@ -1,0 +1,416 @@
+// ControllerCore driven directly: a fake agent gateway records what the core
+// asks of the nodes, a ManualClock drives time limits and heartbeats, and a
+// real SQLite store in a temporary folder checks durability and recovery.
+#include <catch2/catch.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <csignal>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+
+#include "controller/core/controller_core.h"
+
+using namespace gantry;
+
+namespace {
+
+class FakeGateway final : public core::AgentGateway {
+ public:
+  void launchStep(const core::AgentAddress& to, v1::LaunchStepRequest request, Callback done) override {
+    std::lock_guard lock(mutex);
+    launches.push_back({to.node, request});
+    bool fail = failLaunches > 0;
+    if (fail) --failLaunches;
+    if (done) done(fail ? Status(Error{"cannot start gantrystepd"}) : okStatus());
+  }
+  void terminateJob(const core::AgentAddress& to, uint64_t jobId, Callback done) override {
+    std::lock_guard lock(mutex);
+    terminated.push_back({to.node, jobId});
+    if (done) done(okStatus());
+  }
+  void signalJob(const core::AgentAddress&, uint64_t, int, Callback done) override { if (done) done(okStatus()); }
+  void suspendJob(const core::AgentAddress&, uint64_t jobId, Callback done) override {
+    suspended.push_back(jobId);
+    if (done) done(okStatus());
+  }
+  void resumeJob(const core::AgentAddress&, uint64_t, Callback done) override { if (done) done(okStatus()); }
+
+  std::mutex mutex;
+  std::vector<std::pair<std::string, v1::LaunchStepRequest>> launches;
+  std::vector<std::pair<std::string, uint64_t>> terminated;
+  std::vector<uint64_t> suspended;
+  int failLaunches = 0;  // how many launches still fail
+};
+
+config::GantryConf twoNodeConf() {
+  auto loaded = config::parseGantryConf(
+      "ClusterName=unit\n"
+      "SlurmdTimeout=10\n"
+      "NodeName=n[1-2] CPUs=4 CoresPerSocket=4 RealMemory=1000\n"
+      "PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=60\n",
+      "unit.conf");
+  REQUIRE(loaded.ok());
+  return loaded->conf;
+}
+
+std::string tempDb() {
+  static int counter = 0;
+  auto dir = std::filesystem::temp_directory_path() / ("gantry-core-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto path = dir / ("core" + std::to_string(counter++) + ".db");
+  std::filesystem::remove(path);
+  return path.string();
+}
+
+// One core with everything it needs, and helpers that wait for answers.
+struct Harness {
+  explicit Harness(std::string dbPath = tempDb()) : db(std::move(dbPath)) {
+    REQUIRE(store.open(db).ok());
+    clock.set(TimePoint(std::chrono::seconds(1'000'000)));
+    core = std::make_unique<core::ControllerCore>(
+        io, core::CoreOptions{.conf = &conf, .clock = &clock, .store = &store, .agents = &agents,
+                              .tick = std::chrono::milliseconds(1)});
+    REQUIRE(core->start().ok());
+  }
+  ~Harness() {
+    core->stop();
+    io.run_for(std::chrono::milliseconds(20));
+    store.close();
+  }
+
+  template <typename T, typename Start>
+  Result<T> await(Start start) {
+    std::optional<Result<T>> answer;
+    std::mutex m;
+    start([&](Result<T> r) {
+      std::lock_guard lock(m);
+      answer.emplace(std::move(r));
+    });
+    for (int i = 0; i < 2000; ++i) {
+      io.run_for(std::chrono::milliseconds(1));
+      std::lock_guard lock(m);
+      if (answer) return std::move(*answer);
+    }
+    FAIL("no answer from the core");
+    return Error{"unreachable"};
+  }
+
+  void settle() { io.run_for(std::chrono::milliseconds(30)); }
+
+  void heartbeat(const std::string& node) {
+    v1::HeartbeatRequest beat;
+    beat.set_node_name(node);
+    REQUIRE(await<v1::HeartbeatResponse>([&](auto reply) { core->heartbeat(beat, reply); }).ok());
+  }
+
+  void registerNodes() {
+    for (const char* name : {"n1", "n2"}) {
+      v1::RegisterRequest request;
+      request.set_node_name(name);
+      REQUIRE(await<v1::RegisterResponse>([&](auto reply) { core->registerNode(request, reply); }).ok());
+    }
+  }
+
+  Result<uint64_t> submit(v1::JobSpec spec, uint32_t uid = 1000) {
+    v1::SubmitJobRequest request;
+    *request.mutable_spec() = std::move(spec);
+    auto answer = await<v1::SubmitJobResponse>([&](auto reply) {
+      core->submitJob(request, auth::Identity{.uid = uid, .gid = uid, .user = "u" + std::to_string(uid)}, reply);
+    });
+    if (!answer) return Error{answer.error()};
+    return answer->job_id();
+  }
+
+  v1::Job job(uint64_t id) {
+    v1::ListJobsRequest request;
+    request.add_job_ids(id);
+    auto answer = await<v1::ListJobsResponse>([&](auto reply) { core->listJobs(request, reply); });
+    REQUIRE(answer.ok());
+    REQUIRE(answer->jobs_size() == 1);
+    return answer->jobs(0);
+  }
+
+  void complete(uint64_t id, const std::string& node, int exitCode) {
+    v1::StepCompleteRequest request;
+    request.set_node_name(node);
+    request.set_job_id(id);
+    request.set_step_id("batch");
+    request.set_exit_code(exitCode);
+    REQUIRE(await<v1::StepCompleteResponse>([&](auto reply) { core->stepComplete(request, reply); }).ok());
+  }
+
+  std::string db;
+  config::GantryConf conf = twoNodeConf();
+  ManualClock clock;
+  store::JobStore store;
+  FakeGateway agents;
+  boost::asio::io_context io;
+  std::unique_ptr<core::ControllerCore> core;
+};
+
+v1::JobSpec sleepJob(int cpus = 1) {
+  v1::JobSpec spec;
+  spec.set_name("sleep");
+  spec.set_script("#!/bin/sh\nsleep 100\n");
+  spec.set_cpus_per_task(cpus);
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("a submitted job runs once nodes register and completes on its step's exit code") {
+  Harness h;
+  auto id = h.submit(sleepJob());
+  REQUIRE(id.ok());
+  h.settle();
+  CHECK(h.job(*id).state() == v1::PENDING);  // no node has registered yet
+  h.registerNodes();
+  h.settle();
+  v1::Job job = h.job(*id);
+  REQUIRE(job.state() == v1::RUNNING);
+  REQUIRE(h.agents.launches.size() == 1);
+  CHECK(h.agents.launches[0].second.step_id() == "batch");
+  CHECK(h.agents.launches[0].second.uid() == 1000);
+  h.complete(*id, job.batch_host(), 0);
+  CHECK(h.job(*id).state() == v1::COMPLETED);
+}
+
+TEST_CASE("a non-zero exit code makes the job FAILED with its exit code") {
+  Harness h;
+  h.registerNodes();
+  auto id = h.submit(sleepJob());
+  h.settle();
+  h.complete(*id, h.job(*id).batch_host(), 3);
+  v1::Job job = h.job(*id);
+  CHECK(job.state() == v1::FAILED);
+  CHECK(job.exit_code() == 3);
+}
+
+TEST_CASE("jobs wait for cores and start when others end") {
+  Harness h;
+  h.registerNodes();
+  auto a = h.submit(sleepJob(4));
+  auto b = h.submit(sleepJob(4));
+  auto c = h.submit(sleepJob(4));
+  h.settle();
+  CHECK(h.job(*a).state() == v1::RUNNING);
+  CHECK(h.job(*b).state() == v1::RUNNING);
+  CHECK(h.job(*c).state() == v1::PENDING);
+  CHECK(h.job(*c).reason() == "Resources");
+  h.complete(*a, h.job(*a).batch_host(), 0);
+  h.settle();
+  CHECK(h.job(*c).state() == v1::RUNNING);
+}
+
+TEST_CASE("a request no node could ever serve is refused at submit") {
+  Harness h;
+  h.registerNodes();
+  auto id = h.submit(sleepJob(64));
+  REQUIRE_FALSE(id.ok());
+  CHECK(id.error() == "Requested node configuration is not available");
+}
+
+TEST_CASE("bad partition, time limit and option values are refused with their reason") {
+  Harness h;
+  v1::JobSpec spec = sleepJob();
+  spec.set_partition("nosuch");
+  CHECK(h.submit(spec).error() == "invalid partition specified: nosuch");
+  spec = sleepJob();
+  spec.set_time_limit_minutes(61);
+  CHECK_THAT(h.submit(spec).error(), Catch::Contains("time limit"));
+  spec = sleepJob();
+  spec.set_ntasks(-2);
+  CHECK_THAT(h.submit(spec).error(), Catch::Contains("--ntasks"));
+}
+
+TEST_CASE("only the owner or an administrator may cancel a job") {
+  Harness h;
+  h.registerNodes();
+  auto id = h.submit(sleepJob(), 1000);
+  h.settle();
+  v1::CancelJobRequest request;
+  request.add_job_ids(*id);
+  auto refused = h.await<v1::CancelJobResponse>([&](auto reply) {
+    h.core->cancelJob(request, auth::Identity{.uid = 2000, .gid = 2000, .user = "other"}, reply);
+  });
+  REQUIRE(refused.ok());
+  REQUIRE(refused->errors_size() == 1);
+  CHECK_THAT(refused->errors(0), Catch::Contains("Access/permission denied"));
+  CHECK(h.job(*id).state() == v1::RUNNING);
+  auto done = h.await<v1::CancelJobResponse>([&](auto reply) {
+    h.core->cancelJob(request, auth::Identity{.uid = 1000, .gid = 1000, .user = "u1000"}, reply);
+  });
+  REQUIRE(done.ok());
+  CHECK(done->errors_size() == 0);
+  CHECK(h.job(*id).state() == v1::CANCELLED);
+  CHECK(h.agents.terminated.size() == 1);
+}
+
+TEST_CASE("a job past its time limit ends TIMEOUT and its nodes are told to stop it") {
+  Harness h;
+  h.registerNodes();
+  v1::JobSpec spec = sleepJob();
+  spec.set_time_limit_seconds(30);
+  auto id = h.submit(spec);
+  h.settle();
+  REQUIRE(h.job(*id).state() == v1::RUNNING);
+  // Nodes keep heartbeating (SlurmdTimeout is 10 s in this configuration).
+  for (int i = 0; i < 29; ++i) {
+    h.clock.advance(std::chrono::seconds(1));
+    h.heartbeat("n1");
+    h.heartbeat("n2");
+  }
+  h.settle();
+  CHECK(h.job(*id).state() == v1::RUNNING);
+  h.clock.advance(std::chrono::seconds(2));
+  h.settle();
+  CHECK(h.job(*id).state() == v1::TIMEOUT);
+  CHECK_FALSE(h.agents.terminated.empty());
+}
+
+TEST_CASE("a node that stops heartbeating goes DOWN and its job is requeued") {
+  Harness h;
+  h.registerNodes();
+  auto id = h.submit(sleepJob());
+  h.settle();
+  std::string host = h.job(*id).batch_host();
+  std::string other = host == "n1" ? "n2" : "n1";
+  // Only the other node keeps heartbeating.
+  for (int i = 0; i < 4; ++i) {
+    h.clock.advance(std::chrono::seconds(3));
+    h.heartbeat(other);
+    h.settle();
+  }
+  v1::ListNodesRequest request;
+  request.add_names(host);
+  auto nodes = h.await<v1::ListNodesResponse>([&](auto reply) { h.core->listNodes(request, reply); });
+  REQUIRE(nodes.ok());
+  CHECK(nodes->nodes(0).state().rfind("DOWN", 0) == 0);
+  CHECK(nodes->nodes(0).reason() == "Not responding");
+  v1::Job job = h.job(*id);
+  CHECK(job.restart_count() == 1);
+  // Requeued and started again on the node that is still up.
+  CHECK(job.state() == v1::RUNNING);
+  CHECK(job.batch_host() == other);
+}
+
+TEST_CASE("a launch failure drains the node and requeues the job elsewhere") {
+  Harness h;
+  h.registerNodes();
+  h.agents.failLaunches = 1;
+  auto id = h.submit(sleepJob());
+  h.settle();
+  v1::Job job = h.job(*id);
+  CHECK(job.restart_count() >= 1);
+  v1::ListNodesRequest request;
+  auto nodes = h.await<v1::ListNodesResponse>([&](auto reply) { h.core->listNodes(request, reply); });
+  int drained = 0;
+  for (const auto& node : nodes->nodes()) drained += node.state().find("DRAIN") != std::string::npos;
+  CHECK(drained == 1);
+  CHECK(job.state() == v1::RUNNING);
+}
+
+TEST_CASE("a restarted core recovers every acknowledged job and keeps running ones running") {
+  std::string db = tempDb();
+  uint64_t running = 0, pending = 0;
+  {
+    Harness h(db);
+    h.registerNodes();
+    running = *h.submit(sleepJob(4));
+    h.settle();
+    REQUIRE(h.job(running).state() == v1::RUNNING);
+    v1::JobSpec held = sleepJob();
+    held.set_hold(true);
+    pending = *h.submit(held);
+  }
+  Harness again(db);
+  CHECK(again.job(running).state() == v1::RUNNING);
+  CHECK(again.job(pending).state() == v1::PENDING);
+  // Ids continue after the recovered ones.
+  again.registerNodes();
+  auto next = again.submit(sleepJob());
+  CHECK(*next == pending + 1);
+}
+
+TEST_CASE("suspend and resume are for administrators and keep the job's resources") {
+  Harness h;
+  h.registerNodes();
+  auto id = h.submit(sleepJob(4));
+  h.settle();
+  auto user = auth::Identity{.uid = 1000, .gid = 1000, .user = "u1000"};
+  auto root = auth::Identity{.uid = 0, .gid = 0, .user = "root"};
+  auto refused = h.await<Ok>([&](auto reply) {
+    h.core->jobAction(core::ControllerCore::JobAction::Suspend, *id, user, reply);
+  });
+  CHECK_FALSE(refused.ok());
+  REQUIRE(h.await<Ok>([&](auto reply) {
+            h.core->jobAction(core::ControllerCore::JobAction::Suspend, *id, root, reply);
+          }).ok());
+  CHECK(h.job(*id).state() == v1::SUSPENDED);
+  CHECK(h.agents.suspended == std::vector<uint64_t>{*id});
+  REQUIRE(h.await<Ok>([&](auto reply) {
+            h.core->jobAction(core::ControllerCore::JobAction::Resume, *id, root, reply);
+          }).ok());
+  CHECK(h.job(*id).state() == v1::RUNNING);
+}
+
+TEST_CASE("reconfigure applies a new partition and refuses to drop a node") {
+  Harness h;
+  h.registerNodes();
+  auto fresh = config::parseGantryConf(
+      "ClusterName=unit\nSlurmdTimeout=10\n"
+      "NodeName=n[1-2] CPUs=4 CoresPerSocket=4 RealMemory=1000\n"
+      "PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=60\n"
+      "PartitionName=short Nodes=n1 MaxTime=5\n",
+      "fresh.conf");
+  REQUIRE(fresh.ok());
+  REQUIRE(h.await<Ok>([&](auto reply) { h.core->reconfigure(fresh->conf, reply); }).ok());
+  v1::JobSpec spec = sleepJob();
+  spec.set_partition("short");
+  auto id = h.submit(spec);
+  REQUIRE(id.ok());
+  h.settle();
+  CHECK(h.job(*id).batch_host() == "n1");
+
+  auto smaller = config::parseGantryConf(
+      "NodeName=n1 CPUs=4 CoresPerSocket=4 RealMemory=1000\nPartitionName=debug Nodes=n1 Default=YES\n",
+      "smaller.conf");
+  REQUIRE(smaller.ok());
+  auto refused = h.await<Ok>([&](auto reply) { h.core->reconfigure(smaller->conf, reply); });
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error(), Catch::Contains("n2"));
+  // The running configuration is untouched: "short" still exists.
+  spec.set_partition("short");
+  CHECK(h.submit(spec).ok());
+}
+
+TEST_CASE("--test-only says where and when a job would start and stores nothing") {
+  Harness h;
+  h.registerNodes();
+  v1::JobSpec busy = sleepJob(4);
+  busy.set_time_limit_seconds(600);
+  auto a = h.submit(busy);
+  auto b = h.submit(busy);
+  h.settle();
+  REQUIRE(h.job(*a).state() == v1::RUNNING);
+  REQUIRE(h.job(*b).state() == v1::RUNNING);
+  v1::SubmitJobRequest request;
+  *request.mutable_spec() = sleepJob(2);
+  request.set_test_only(true);
+  auto answer = h.await<v1::SubmitJobResponse>([&](auto reply) {
+    h.core->submitJob(request, auth::Identity{.uid = 1000, .gid = 1000, .user = "u"}, reply);
+  });
+  REQUIRE(answer.ok());
+  CHECK(answer->job_id() == 0);
+  // Both nodes are full until the first running job's limit ends.
+  std::time_t when = 1'000'000 + 600;
+  std::tm local{};
+  localtime_r(&when, &local);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &local);
+  CHECK_THAT(answer->test_only_result(), Catch::Contains(std::string("to start at ") + text));
+  CHECK_THAT(answer->test_only_result(), Catch::Contains("using 2 processors on nodes n"));
+  // Nothing was stored: the next real job gets the next id.
+  CHECK(*h.submit(sleepJob()) == *b + 1);
+}

@@ -1,0 +1,326 @@
+// Interactive steps in ControllerCore (step_manager.cpp): placement inside
+// the job, step ids, --exclusive waiting, the suspended-job refusal srun
+// retries on, step ends reported per node, and allocations without a script.
+#include <catch2/catch.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include "controller/core/controller_core.h"
+
+using namespace gantry;
+
+namespace {
+
+class RecordingGateway final : public core::AgentGateway {
+ public:
+  void launchStep(const core::AgentAddress& to, v1::LaunchStepRequest request, Callback done) override {
+    std::lock_guard lock(mutex);
+    launches.push_back({to.node, request});
+    if (done) done(okStatus());
+  }
+  void terminateJob(const core::AgentAddress& to, uint64_t jobId, Callback done) override {
+    std::lock_guard lock(mutex);
+    terminated.push_back({to.node, jobId});
+    if (done) done(okStatus());
+  }
+  void signalJob(const core::AgentAddress&, uint64_t, int, Callback done) override { if (done) done(okStatus()); }
+  void suspendJob(const core::AgentAddress&, uint64_t, Callback done) override { if (done) done(okStatus()); }
+  void resumeJob(const core::AgentAddress&, uint64_t, Callback done) override { if (done) done(okStatus()); }
+
+  std::vector<v1::LaunchStepRequest> launchesOf(const std::string& stepId) {
+    std::lock_guard lock(mutex);
+    std::vector<v1::LaunchStepRequest> found;
+    for (const auto& [node, request] : launches)
+      if (request.step_id() == stepId) found.push_back(request);
+    return found;
+  }
+
+  std::mutex mutex;
+  std::vector<std::pair<std::string, v1::LaunchStepRequest>> launches;
+  std::vector<std::pair<std::string, uint64_t>> terminated;
+};
+
+config::GantryConf conf(const std::string& extra) {
+  auto loaded = config::parseGantryConf(
+      "ClusterName=unit\n" + extra +
+      "NodeName=n[1-2] CPUs=4 CoresPerSocket=4 RealMemory=1000\n"
+      "PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=60\n",
+      "unit.conf");
+  REQUIRE(loaded.ok());
+  return loaded->conf;
+}
+
+std::string tempDb() {
+  static int counter = 0;
+  auto dir = std::filesystem::temp_directory_path() / ("gantry-steps-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto path = dir / ("steps" + std::to_string(counter++) + ".db");
+  std::filesystem::remove(path);
+  return path.string();
+}
+
+const auth::Identity kOwner{.uid = 1000, .gid = 1000, .user = "alice"};
+const auth::Identity kOther{.uid = 1001, .gid = 1001, .user = "bob"};
+const auth::Identity kRoot{.uid = 0, .gid = 0, .user = "root"};
+
+struct Harness {
+  explicit Harness(const std::string& extraConf = "") : gantryConf(conf(extraConf)) {
+    REQUIRE(store.open(db).ok());
+    clock.set(TimePoint(std::chrono::seconds(1'000'000)));
+    core = std::make_unique<core::ControllerCore>(
+        io, core::CoreOptions{.conf = &gantryConf, .clock = &clock, .store = &store, .agents = &agents,
+                              .tick = std::chrono::milliseconds(1)});
+    REQUIRE(core->start().ok());
+    for (const char* name : {"n1", "n2"}) {
+      v1::RegisterRequest request;
+      request.set_node_name(name);
+      REQUIRE(await<v1::RegisterResponse>([&](auto reply) { core->registerNode(request, reply); }).ok());
+    }
+  }
+  ~Harness() {
+    core->stop();
+    io.run_for(std::chrono::milliseconds(20));
+    store.close();
+  }
+
+  template <typename T, typename Start>
+  Result<T> await(Start start) {
+    std::optional<Result<T>> answer;
+    std::mutex m;
+    start([&](Result<T> r) {
+      std::lock_guard lock(m);
+      answer.emplace(std::move(r));
+    });
+    for (int i = 0; i < 2000; ++i) {
+      io.run_for(std::chrono::milliseconds(1));
+      std::lock_guard lock(m);
+      if (answer) return std::move(*answer);
+    }
+    FAIL("no answer from the core");
+    return Error{"unreachable"};
+  }
+
+  uint64_t runningJob(v1::JobSpec spec) {
+    v1::SubmitJobRequest request;
+    *request.mutable_spec() = std::move(spec);
+    auto answer = await<v1::SubmitJobResponse>([&](auto reply) { core->submitJob(request, kOwner, reply); });
+    REQUIRE(answer.ok());
+    io.run_for(std::chrono::milliseconds(30));
+    REQUIRE(job(answer->job_id()).state() == v1::RUNNING);
+    return answer->job_id();
+  }
+
+  v1::Job job(uint64_t id) {
+    v1::ListJobsRequest request;
+    request.add_job_ids(id);
+    auto answer = await<v1::ListJobsResponse>([&](auto reply) { core->listJobs(request, reply); });
+    REQUIRE(answer.ok());
+    REQUIRE(answer->jobs_size() == 1);
+    return answer->jobs(0);
+  }
+
+  Result<v1::CreateStepResponse> step(uint64_t jobId, int ntasks, bool exclusive,
+                                      const auth::Identity& caller = kOwner) {
+    v1::CreateStepRequest request;
+    request.set_job_id(jobId);
+    request.mutable_spec()->set_ntasks(ntasks);
+    request.mutable_spec()->set_exclusive(exclusive);
+    request.add_argv("show_device.sh");
+    request.mutable_io()->set_addr("login1");
+    request.mutable_io()->set_port(4567);
+    request.mutable_io()->set_token("secret");
+    return await<v1::CreateStepResponse>([&](auto reply) { core->createStep(request, caller, reply); });
+  }
+
+  v1::GetStepResponse stepState(uint64_t jobId, const std::string& stepId) {
+    v1::GetStepRequest request;
+    request.set_job_id(jobId);
+    request.set_step_id(stepId);
+    auto answer = await<v1::GetStepResponse>([&](auto reply) { core->getStep(request, reply); });
+    REQUIRE(answer.ok());
+    return *answer;
+  }
+
+  void stepEnded(uint64_t jobId, const std::string& stepId, const std::string& node, int exitCode) {
+    v1::StepCompleteRequest request;
+    request.set_node_name(node);
+    request.set_job_id(jobId);
+    request.set_step_id(stepId);
+    request.set_exit_code(exitCode);
+    REQUIRE(await<v1::StepCompleteResponse>([&](auto reply) { core->stepComplete(request, reply); }).ok());
+  }
+
+  Result<Ok> jobAction(core::ControllerCore::JobAction action, uint64_t jobId) {
+    return await<Ok>([&](auto reply) { core->jobAction(action, jobId, kRoot, reply); });
+  }
+
+  Result<v1::CompleteAllocationResponse> release(uint64_t jobId, int exitCode, const auth::Identity& caller) {
+    v1::CompleteAllocationRequest request;
+    request.set_job_id(jobId);
+    request.set_exit_code(exitCode);
+    return await<v1::CompleteAllocationResponse>(
+        [&](auto reply) { core->completeAllocation(request, caller, reply); });
+  }
+
+  std::string db = tempDb();
+  config::GantryConf gantryConf;
+  ManualClock clock;
+  store::JobStore store;
+  RecordingGateway agents;
+  boost::asio::io_context io;
+  std::unique_ptr<core::ControllerCore> core;
+};
+
+v1::JobSpec allocationSpec(int ntasks, int nodes = 1) {
+  v1::JobSpec spec;
+  spec.set_name("interactive");
+  spec.set_ntasks(ntasks);
+  spec.set_min_nodes(nodes);
+  spec.set_max_nodes(nodes);
+  return spec;
+}
+
+std::set<int> coresOf(const v1::LaunchStepRequest& launch) {
+  return {launch.cores().begin(), launch.cores().end()};
+}
+
+}  // namespace
+
+TEST_CASE("an allocation without a script starts no batch step and ends when released", "[core][steps]") {
+  Harness h;
+  uint64_t id = h.runningJob(allocationSpec(2));
+  CHECK(h.agents.launchesOf("batch").empty());
+  CHECK_FALSE(h.release(id, 0, kOther).ok());
+  REQUIRE(h.release(id, 3, kOwner).ok());
+  v1::Job job = h.job(id);
+  CHECK(job.state() == v1::FAILED);
+  CHECK(job.exit_code() == 3);
+  CHECK(h.release(id, 3, kOwner).ok());  // repeated: harmless
+}
+
+TEST_CASE("a batch job is not ended through CompleteAllocation", "[core][steps]") {
+  Harness h;
+  v1::JobSpec spec = allocationSpec(1);
+  spec.set_script("#!/bin/sh\nsleep 100\n");
+  uint64_t id = h.runningJob(spec);
+  auto refused = h.release(id, 0, kOwner);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().find("batch job") != std::string::npos);
+}
+
+TEST_CASE("steps are numbered from 0 and launched with their tasks and srun's endpoint", "[core][steps]") {
+  Harness h;
+  uint64_t id = h.runningJob(allocationSpec(4, 2));
+  auto first = h.step(id, 4, false);
+  REQUIRE(first.ok());
+  CHECK(first->step_id() == "0");
+  CHECK(first->ntasks() == 4);
+  CHECK(first->num_nodes() == 2);
+  CHECK(first->node_list() == "n[1-2]");
+  auto launches = h.agents.launchesOf("0");
+  REQUIRE(launches.size() == 2);
+  int tasks = 0;
+  std::set<int> firstIds;
+  for (const auto& launch : launches) {
+    CHECK(launch.argv(0) == "show_device.sh");
+    CHECK(launch.io_addr() == "login1");
+    CHECK(launch.io_port() == 4567);
+    CHECK(launch.io_token() == "secret");
+    CHECK(launch.ntasks() == 4);
+    CHECK(launch.num_nodes() == 2);
+    firstIds.insert(launch.first_task_id());
+    tasks += launch.tasks_on_node();
+  }
+  CHECK(tasks == 4);
+  CHECK(firstIds.count(0) == 1);
+  auto second = h.step(id, 1, false);
+  REQUIRE(second.ok());
+  CHECK(second->step_id() == "1");
+}
+
+TEST_CASE("concurrent --exclusive steps get disjoint cores and a further one waits", "[core][steps]") {
+  // The gres_test.bash pattern on cores: a 4-task job runs steps of 2, 1 and
+  // 1 tasks side by side; a fourth has to wait until one of them ends.
+  Harness h;
+  uint64_t id = h.runningJob(allocationSpec(4));
+  REQUIRE(h.step(id, 2, true).ok());
+  REQUIRE(h.step(id, 1, true).ok());
+  REQUIRE(h.step(id, 1, true).ok());
+  std::set<int> seen;
+  size_t total = 0;
+  for (const char* stepId : {"0", "1", "2"}) {
+    auto launches = h.agents.launchesOf(stepId);
+    REQUIRE(launches.size() == 1);
+    auto cores = coresOf(launches[0]);
+    total += cores.size();
+    seen.insert(cores.begin(), cores.end());
+  }
+  CHECK(total == 4);
+  CHECK(seen.size() == 4);
+  auto busy = h.step(id, 1, true);
+  REQUIRE_FALSE(busy.ok());
+  CHECK(busy.error() == "Requested nodes are busy");
+
+  std::string node = h.agents.launchesOf("1")[0].node_list();
+  h.stepEnded(id, "1", node, 0);
+  auto later = h.step(id, 1, true);
+  REQUIRE(later.ok());
+  CHECK(later->step_id() == "3");
+}
+
+TEST_CASE("a suspended job refuses new steps with the message srun retries on", "[core][steps]") {
+  Harness h;
+  uint64_t id = h.runningJob(allocationSpec(1));
+  REQUIRE(h.jobAction(core::ControllerCore::JobAction::Suspend, id).ok());
+  auto refused = h.step(id, 1, false);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error() == "Job step creation temporarily disabled, retrying");
+  REQUIRE(h.jobAction(core::ControllerCore::JobAction::Resume, id).ok());
+  CHECK(h.step(id, 1, false).ok());
+}
+
+TEST_CASE("only the job's owner or an administrator creates steps in it", "[core][steps]") {
+  Harness h;
+  uint64_t id = h.runningJob(allocationSpec(1));
+  auto refused = h.step(id, 1, false, kOther);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error() == "Access/permission denied");
+  CHECK(h.step(id, 1, false, kRoot).ok());
+}
+
+TEST_CASE("a step ends when every node reported, with the highest exit code", "[core][steps]") {
+  Harness h;
+  uint64_t id = h.runningJob(allocationSpec(2, 2));
+  REQUIRE(h.step(id, 2, false).ok());
+  CHECK(h.stepState(id, "0").running());
+  h.stepEnded(id, "0", "n1", 3);
+  h.stepEnded(id, "0", "n1", 3);  // a repeated report counts once
+  CHECK(h.stepState(id, "0").running());
+  h.stepEnded(id, "0", "n2", 1);
+  auto ended = h.stepState(id, "0");
+  CHECK_FALSE(ended.running());
+  CHECK(ended.exit_code() == 3);
+  CHECK(h.job(id).state() == v1::RUNNING);  // steps do not end their job
+
+  REQUIRE(h.release(id, 0, kOwner).ok());
+  auto forgotten = h.stepState(id, "0");
+  CHECK_FALSE(forgotten.running());
+  CHECK(forgotten.job_state() == v1::COMPLETED);
+}
+
+TEST_CASE("PrologFlags=Contain starts an extern step on every node of the job", "[core][steps]") {
+  Harness contained("PrologFlags=Alloc,Contain\n");
+  contained.runningJob(allocationSpec(2, 2));
+  auto externs = contained.agents.launchesOf("extern");
+  REQUIRE(externs.size() == 2);
+  CHECK(externs[0].argv_size() == 0);
+  CHECK(externs[0].node_id() != externs[1].node_id());
+
+  Harness plain;
+  plain.runningJob(allocationSpec(2, 2));
+  CHECK(plain.agents.launchesOf("extern").empty());
+}
