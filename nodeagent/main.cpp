@@ -16,6 +16,7 @@
 #include "common/config/gantry_conf.h"
 #include "common/rpc/channel.h"
 #include "common/util/logging.h"
+#include "nodeagent/confinement_setup.h"
 #include "nodeagent/hardware_report.h"
 #include "nodeagent/launch/step_launcher.h"
 #include "nodeagent/rpc/agent_service.h"
@@ -153,12 +154,23 @@ int main(int argc, char** argv) {
   }
   int64_t bootTime = std::chrono::duration_cast<std::chrono::seconds>(
                          std::chrono::system_clock::now().time_since_epoch()).count();
+  std::vector<std::string> confinementLog;
+  auto confinement = gantry::agent::prepareConfinement(
+      conf, *hardware,
+      gantry::agent::ConfinementSetupOptions{.confDir = confDir, .hostRoot = hostRoot, .nodeName = nodeName},
+      &confinementLog);
+  for (const auto& line : confinementLog) spdlog::info("{}", line);
+  if (!confinement) {
+    spdlog::critical("{}", confinement.error());
+    return 1;
+  }
   gantry::agent::StepLauncher launcher(gantry::agent::LauncherOptions{
       .spoolDir = stateDir,
       .stepdPath = stepd.empty() ? stepdNextToSelf() : fs::path(stepd),
       .nodeName = nodeName,
       .clusterName = conf.clusterName,
-      .hostRoot = hostRoot});
+      .hostRoot = hostRoot,
+      .confinement = *confinement});
   gantry::agent::AgentService service(launcher, **authenticator, uidOf(conf.slurmUser), nodeName, bootTime);
 
   grpc::ServerBuilder builder;

@@ -621,6 +621,16 @@ void ControllerCore::addStepGpus(const NodeEntry& node, const select::NodeGrant&
   }
 }
 
+void ControllerCore::describeJobOnNode(const JobEntry& entry, int selectIndex,
+                                       v1::LaunchStepRequest& request) const {
+  for (const auto& grant : entry.allocation.nodes) {
+    if (grant.node != selectIndex) continue;
+    request.set_job_whole_node(grant.wholeNode);
+    for (int device : grant.devices) request.add_job_gpu_indexes(device);
+    for (const auto& share : grant.shares) request.add_job_gpu_indexes(share.device);
+  }
+}
+
 void ControllerCore::launchBatch(uint64_t jobId) {
   auto found = jobs_.find(jobId);
   if (found == jobs_.end()) return;
@@ -664,7 +674,11 @@ void ControllerCore::launchBatch(uint64_t jobId) {
   request.set_submit_host(spec.submit_host());
   request.set_submit_dir(spec.work_dir());
   request.set_time_limit_seconds(std::max<int64_t>(job.time_limit_seconds(), 0));
-  if (!entry.allocation.nodes.empty()) addStepGpus(*node, entry.allocation.nodes.front(), request);
+  if (!entry.allocation.nodes.empty()) {
+    const select::NodeGrant& grant = entry.allocation.nodes.front();
+    addStepGpus(*node, grant, request);
+  }
+  describeJobOnNode(entry, node->selectIndex, request);
   options_.agents->launchStep(addressOf(*node), std::move(request), [this, jobId](const Status& status) {
     onStrand([this, jobId, status] {
       auto found = jobs_.find(jobId);

@@ -134,6 +134,9 @@ class ControllerCore {
   void launchBatch(uint64_t jobId);
   // The GPUs (whole, or shares of one) a step on `node` gets from `grant`.
   void addStepGpus(const NodeEntry& node, const select::NodeGrant& grant, v1::LaunchStepRequest& request) const;
+  // What every step on a node carries about the whole job there (for the
+  // per-job resctrl group): whole-node ownership and the job's GPUs.
+  void describeJobOnNode(const JobEntry& entry, int selectIndex, v1::LaunchStepRequest& request) const;
   void endJob(JobEntry& entry, v1::JobState state, const std::string& reason, int exitCode,
               int signal, bool terminateOnNodes);
   void requeueJob(JobEntry& entry, const std::string& reason);

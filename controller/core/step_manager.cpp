@@ -91,6 +91,7 @@ void ControllerCore::launchExternSteps(uint64_t jobId) {
     launch.set_memory_mb(alloc.memory_mb());
     launch.set_partition(job.spec().partition());
     launch.set_time_limit_seconds(std::max<int64_t>(job.time_limit_seconds(), 0));
+    describeJobOnNode(found->second, node->selectIndex, launch);
     // The extern step only holds the job's confinement; a node that cannot
     // start it still runs the job's other steps.
     options_.agents->launchStep(addressOf(*node), std::move(launch), {});
@@ -195,6 +196,7 @@ void ControllerCore::launchInteractiveStep(uint64_t jobId, uint32_t stepId,
     launch.set_submit_dir(spec.work_dir());
     launch.set_time_limit_seconds(std::max<int64_t>(job.time_limit_seconds(), 0));
     addStepGpus(*node, grant, launch);
+    describeJobOnNode(jobs_.at(jobId), node->selectIndex, launch);
     launch.set_io_addr(request.io().addr());
     launch.set_io_port(request.io().port());
     launch.set_io_token(request.io().token());

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <spdlog/spdlog.h>
 
 extern char** environ;
 
@@ -77,10 +78,9 @@ json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options) {
     // Interactive step: the tasks' streams go to the srun at this endpoint.
     spec["io"] = {{"addr", r.io_addr()}, {"port", r.io_port()}, {"token", r.io_token()}, {"pty", r.io_pty()}};
   }
-  if (!options.extraSpecJson.empty()) {
-    json extra = json::parse(options.extraSpecJson, nullptr, false);
-    if (extra.is_object()) spec.update(extra);
-  }
+  Confinement confinement = confinementFor(options.confinement, r);
+  spec.update(confinement.spec);
+  if (!confinement.log.empty()) spdlog::info("{}", confinement.log);
   return spec;
 }
 

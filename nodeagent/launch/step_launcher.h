@@ -22,6 +22,7 @@
 
 #include "common/util/result.h"
 #include "gantry/v1/agent.pb.h"
+#include "nodeagent/launch/step_confinement.h"
 
 namespace gantry::agent {
 
@@ -46,7 +47,7 @@ struct LauncherOptions {
   std::string nodeName;
   std::string clusterName;
   std::string hostRoot = "/";
-  std::string extraSpecJson;  // merged into every spec.json (cgroup/resctrl settings), may be empty
+  ConfinementSettings confinement;  // cgroup and resctrl keys of every spec.json
 };
 
 class StepLauncher {

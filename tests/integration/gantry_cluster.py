@@ -49,7 +49,7 @@ class Cluster:
     """nodes: list of dicts {name, cpus, memory, gres, host_root, extra, env}."""
 
     def __init__(self, nodes=None, partitions=None, extra_conf="", gres_conf="",
-                 slurmd_timeout=30, root=None):
+                 slurmd_timeout=30, root=None, conf_files=None):
         self.root = Path(root or tempfile.mkdtemp(prefix="gantry-it-"))
         self.root.mkdir(parents=True, exist_ok=True)
         # Non-root test users must reach the munge socket and read the config.
@@ -71,6 +71,8 @@ class Cluster:
         self.ctld_port = free_port()
         self.extra_conf = extra_conf
         self.gres_conf = gres_conf
+        # Other files of the configuration folder: {"cgroup.conf": text, ...}
+        self.conf_files = conf_files or {}
         self.slurmd_timeout = slurmd_timeout
         self.ctld = None
         self.agents = {}
@@ -113,6 +115,8 @@ class Cluster:
         (self.conf_dir / "gantry.conf").write_text("\n".join(lines) + "\n")
         if self.gres_conf:
             (self.conf_dir / "gres.conf").write_text(self.gres_conf)
+        for name, text in self.conf_files.items():
+            (self.conf_dir / name).write_text(text)
         for path in self.conf_dir.iterdir():
             os.chmod(path, 0o644)
         os.chmod(self.conf_dir, 0o755)
