@@ -43,6 +43,7 @@ const ValueOption kValueOptions[] = {
     {"--gres-flags", "gres-flags", &SbatchOptions::gresFlags,
      "enforce-binding, enforce-links, ignore-links"},
     {"--core-spec", "core-spec", &SbatchOptions::coreSpec, "cores reserved for system use"},
+    {"--thread-spec", "thread-spec", &SbatchOptions::threadSpec, "threads reserved for system use"},
     {"--tres-per-task", "tres-per-task", &SbatchOptions::tresPerTask,
      "per-task TRES: gres/gpu=N, cpu=N"},
     {"--export", "export", &SbatchOptions::exportSpec, "ALL (default), NONE, or [ALL,]VAR[=value],..."},

@@ -130,6 +130,10 @@ class SpecBuilder {
         !s) {
       return s;
     }
+    if (auto s = count(options_.threadSpec, "thread-spec", [&](int32_t v) { spec_.set_thread_spec(v); }, true);
+        !s) {
+      return s;
+    }
     if (auto s = count(options_.socketsPerNode, "sockets-per-node",
                        [&](int32_t v) { spec_.set_sockets_per_node(v); });
         !s) {

@@ -13,6 +13,7 @@
 
 #include "common/auth/identity.h"
 #include "common/config/check_all.h"
+#include "common/config/config_set.h"
 #include "common/config/gantry_conf.h"
 #include "common/rpc/channel.h"
 #include "common/util/logging.h"
@@ -79,6 +80,15 @@ int main(int argc, char** argv) {
   bool foreground = true;
   app.add_flag("-D", foreground, "run in the foreground (always the case; accepted for compatibility)");
   CLI11_PARSE(app, argc, argv);
+
+  // Signals are taken by one thread with sigwait(); block them before any
+  // other thread starts so none of those threads is killed by them.
+  sigset_t handledSignals;
+  sigemptyset(&handledSignals);
+  sigaddset(&handledSignals, SIGTERM);
+  sigaddset(&handledSignals, SIGINT);
+  sigaddset(&handledSignals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &handledSignals, nullptr);
 
   if (nodeName.empty()) nodeName = hostName();
   if (checkConfig) {
@@ -199,17 +209,37 @@ int main(int argc, char** argv) {
       launcher, **authenticator);
   link.start();
 
-  // SIGTERM/SIGINT stop the agent only; steps keep running.
-  sigset_t stopSignals;
-  sigemptyset(&stopSignals);
-  sigaddset(&stopSignals, SIGTERM);
-  sigaddset(&stopSignals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+  // SIGTERM/SIGINT stop the agent only; steps keep running. SIGHUP re-reads
+  // the configuration: resctrl groups are set up again and new steps get
+  // the new confinement settings; a configuration that does not load
+  // changes nothing.
   std::thread waiter([&] {
-    int signal = 0;
-    sigwait(&stopSignals, &signal);
-    spdlog::info("signal {}: stopping (steps keep running)", signal);
-    g_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    for (;;) {
+      int signal = 0;
+      sigwait(&handledSignals, &signal);
+      if (signal != SIGHUP) {
+        spdlog::info("signal {}: stopping (steps keep running)", signal);
+        g_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+        return;
+      }
+      auto fresh = gantry::config::loadConfigSet(confDir, {.nodeName = nodeName});
+      if (!fresh) {
+        spdlog::error("Resuming operation, reconfigure failed.\n{}", fresh.error());
+        continue;
+      }
+      std::vector<std::string> lines;
+      auto settings = gantry::agent::prepareConfinement(
+          fresh->gantry, *hardware,
+          gantry::agent::ConfinementSetupOptions{.confDir = confDir, .hostRoot = hostRoot, .nodeName = nodeName},
+          &lines);
+      for (const auto& line : lines) spdlog::info("{}", line);
+      if (!settings) {
+        spdlog::error("Resuming operation, reconfigure failed.\n{}", settings.error());
+        continue;
+      }
+      launcher.setConfinement(*settings);
+      spdlog::info("reconfigured from {}", confDir);
+    }
   });
   g_server->Wait();
   link.stop();

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/gres/index_list.h"
+#include "common/gres/shared.h"
 #include "common/hostlist/hostlist.h"
 #include "controller/core/job_request.h"
 #include "controller/drain/registration_check.h"
@@ -1049,6 +1050,16 @@ void ControllerCore::registerNode(v1::RegisterRequest request, Reply<v1::Registe
           .chunkOrder = {device.chunk_order().begin(), device.chunk_order().end()}});
     }
     std::vector<std::string> drainReasons = drain::registrationDrainReasons(gresCheck);
+    // Per-GPU shard/mps counts against the node's Gres= totals.
+    std::vector<gres::ConfiguredGres> configuredShared;
+    for (const auto& configured : node->conf.gres) {
+      if (gres::isSharedGresName(configured.name)) {
+        configuredShared.push_back({.name = configured.name, .type = configured.type, .count = configured.count});
+      }
+    }
+    if (auto shared = gres::checkSharedTotals(selectInfoFor(*node).devices, configuredShared); !shared) {
+      drainReasons.push_back(shared.error());
+    }
     // Detected hardware below what gantry.conf promises drains the node,
     // unless SlurmdParameters=config_overrides makes the configuration stand.
     if (!conf_.configOverrides) {

@@ -24,7 +24,8 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
            {spec.gpus_per_socket(), "--gpus-per-socket"},
            {spec.gpus_per_task(), "--gpus-per-task"},
            {spec.cpus_per_gpu(), "--cpus-per-gpu"},
-           {spec.core_spec(), "--core-spec"}}) {
+           {spec.core_spec(), "--core-spec"},
+           {spec.thread_spec(), "--thread-spec"}}) {
     if (auto status = nonNegative(value, option); !status) return Error{status.error()};
   }
   if (spec.max_nodes() > 0 && spec.min_nodes() > spec.max_nodes()) {
@@ -80,8 +81,10 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
                                : (ignoreLinks ? select::LinkPolicy::Ignore : select::LinkPolicy::Prefer);
   request.exclusive = spec.exclusive();
   request.coreSpec = spec.core_spec();
-  if (request.coreSpec > 0 && !conf.allowSpecResourcesUsage) {
-    return Error{"--core-spec needs AllowSpecResourcesUsage=yes in gantry.conf"};
+  request.threadSpec = spec.thread_spec();
+  if ((request.coreSpec > 0 || request.threadSpec > 0) && !conf.allowSpecResourcesUsage) {
+    return Error{std::string(request.coreSpec > 0 ? "--core-spec" : "--thread-spec") +
+                 " needs AllowSpecResourcesUsage=yes in gantry.conf"};
   }
   return request;
 }

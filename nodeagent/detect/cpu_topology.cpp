@@ -9,12 +9,28 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <limits>
 #include <optional>
 
 #include "nodeagent/detect/hardware.h"
+#include "nodeagent/detect/host_files.h"
 
 namespace gantry::detect {
 namespace {
+
+// MemTotal of <root>/proc/meminfo in kB, 0 when absent or unreadable.
+uint64_t memTotalFromProc(const std::string& hostRoot) {
+  std::ifstream in(hostPath(hostRoot, "/proc/meminfo"));
+  std::string key;
+  uint64_t value = 0;
+  while (in >> key >> value) {
+    if (key == "MemTotal:") return value;
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
+}
+
 
 // Sets HWLOC_FSROOT for the lifetime of the object and restores it after.
 class ScopedFsRoot {
@@ -136,7 +152,11 @@ Result<CpuTopology> detectCpus(const DetectOptions& options) {
   }
   result.sockets = static_cast<int>(result.socketCores.size());
   result.coresPerSocket = std::max(1, cores / result.sockets);
-  result.realMemoryMb = hwloc_get_root_obj(t)->total_memory / (1024 * 1024);
+  // MemTotal from /proc/meminfo, as the kernel counts the machine's memory.
+  // hwloc sums the NUMA nodes' own counters, which some virtual machines
+  // report as a fraction of the memory the guest really has.
+  uint64_t memTotalKb = memTotalFromProc(options.hostRoot);
+  result.realMemoryMb = memTotalKb > 0 ? memTotalKb / 1024 : hwloc_get_root_obj(t)->total_memory / (1024 * 1024);
   return result;
 }
 

@@ -44,7 +44,7 @@ Confinement confinementFor(const ConfinementSettings& settings, const v1::Launch
       for (const auto& gpu : step.gpus()) indexes.push_back(gpu.index());
     }
     for (int index : indexes) {
-      resctrl::GpuOnNode gpu{.device_index = index};
+      resctrl::GpuOnNode gpu{.device_index = index, .sockets = {}};
       if (index >= 0 && index < static_cast<int>(settings.gpuSockets.size())) gpu.sockets = settings.gpuSockets[index];
       job.gpus.push_back(std::move(gpu));
     }

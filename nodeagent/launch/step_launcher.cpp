@@ -129,6 +129,11 @@ int StepLauncher::readPid(const fs::path& dir) {
   return pid;
 }
 
+void StepLauncher::setConfinement(ConfinementSettings settings) {
+  std::lock_guard lock(mutex_);
+  options_.confinement = std::move(settings);
+}
+
 Status StepLauncher::launch(const v1::LaunchStepRequest& request) {
   if (request.step_id().empty() || request.step_id().find('/') != std::string::npos ||
       request.step_id().find('.') != std::string::npos) {

@@ -55,6 +55,8 @@ class StepLauncher {
   explicit StepLauncher(LauncherOptions options);
 
   Status launch(const v1::LaunchStepRequest& request);
+  // New steps use these settings from now on (agent reconfigure).
+  void setConfinement(ConfinementSettings settings);
 
   // Steps still running (their gantrystepd alive and no result yet).
   std::vector<StepKey> running();

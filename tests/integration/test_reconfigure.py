@@ -28,3 +28,19 @@ def test_bad_reconfigure_keeps_running_configuration_and_good_one_applies(cluste
     job_id = cluster.sbatch("-p", "short", "--wrap", "true")
     assert cluster.wait_job(job_id) == "COMPLETED"
     assert cluster.job(job_id)["batch_host"] == "n1"
+
+
+def test_agent_survives_sighup_and_keeps_its_configuration_on_errors(cluster):
+    conf = cluster.conf_dir / "gantry.conf"
+    good = conf.read_text()
+    conf.write_text(good + "NodeName=bad CPUs=banana\n")
+    cluster.agents["n1"].send_signal(signal.SIGHUP)
+    log = cluster.root / "gantryd-n1.log"
+    wait_for(lambda: "Resuming operation, reconfigure failed" in log.read_text(), timeout=20,
+             what="the agent to log the failed reconfigure")
+    conf.write_text(good)
+    cluster.agents["n1"].send_signal(signal.SIGHUP)
+    wait_for(lambda: "reconfigured from" in log.read_text(), timeout=20, what="the agent to reconfigure")
+    assert cluster.agents["n1"].poll() is None
+    job_id = cluster.sbatch("-J", "after-hup", "--wrap", "true")
+    assert cluster.wait_job(job_id) == "COMPLETED"

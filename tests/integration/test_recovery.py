@@ -59,7 +59,7 @@ def test_agent_restart_does_not_kill_running_job(cluster):
 
 def test_silent_node_goes_down_and_its_job_is_requeued(cluster_factory):
     cluster = cluster_factory(slurmd_timeout=3)
-    job_id = cluster.sbatch("-w" if False else "-J", "victim", "--wrap", "sleep 30")
+    job_id = cluster.sbatch("-J", "victim", "--wrap", "sleep 30")
     wait_for(lambda: cluster.job_state(job_id) == "RUNNING", what="job to run")
     host = cluster.job(job_id)["batch_host"]
     cluster.kill_agent(host, signal.SIGKILL)

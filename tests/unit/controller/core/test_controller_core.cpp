@@ -65,7 +65,8 @@ std::string tempDb() {
 
 // One core with everything it needs, and helpers that wait for answers.
 struct Harness {
-  explicit Harness(std::string dbPath = tempDb()) : db(std::move(dbPath)) {
+  explicit Harness(std::string dbPath = tempDb(), config::GantryConf configuration = twoNodeConf())
+      : db(std::move(dbPath)), conf(std::move(configuration)) {
     REQUIRE(store.open(db).ok());
     clock.set(TimePoint(std::chrono::seconds(1'000'000)));
     core = std::make_unique<core::ControllerCore>(
@@ -141,7 +142,7 @@ struct Harness {
   }
 
   std::string db;
-  config::GantryConf conf = twoNodeConf();
+  config::GantryConf conf;
   ManualClock clock;
   store::JobStore store;
   FakeGateway agents;
@@ -413,4 +414,32 @@ TEST_CASE("--test-only says where and when a job would start and stores nothing"
   CHECK_THAT(answer->test_only_result(), Catch::Contains("using 2 processors on nodes n"));
   // Nothing was stored: the next real job gets the next id.
   CHECK(*h.submit(sleepJob()) == *b + 1);
+}
+
+TEST_CASE("shard counts that do not add up to the node's Gres= drain it at registration") {
+  auto loaded = config::parseGantryConf(
+      "GresTypes=gpu,shard\n"
+      "NodeName=s1 CPUs=4 CoresPerSocket=4 RealMemory=1000 Gres=gpu:1,shard:8\n"
+      "PartitionName=debug Nodes=s1 Default=YES\n",
+      "shard.conf");
+  REQUIRE(loaded.ok());
+  Harness h(tempDb(), loaded->conf);
+  auto registerWith = [&](uint64_t shards) {
+    v1::RegisterRequest request;
+    request.set_node_name("s1");
+    v1::GresDevice* gpu = request.mutable_hardware()->add_gres();
+    gpu->set_name("gpu");
+    gpu->add_files("/dev/nvidia0");
+    gpu->set_count(1);
+    v1::GresDevice* shard = request.mutable_hardware()->add_gres();
+    shard->set_name("shard");
+    shard->add_files("/dev/nvidia0");
+    shard->set_count(shards);
+    REQUIRE(h.await<v1::RegisterResponse>([&](auto reply) { h.core->registerNode(request, reply); }).ok());
+    v1::ListNodesRequest list;
+    return h.await<v1::ListNodesResponse>([&](auto reply) { h.core->listNodes(list, reply); })->nodes(0);
+  };
+  v1::Node bad = registerWith(4);
+  CHECK(bad.state().find("DRAIN") != std::string::npos);
+  CHECK_THAT(bad.reason(), Catch::Contains("shard"));
 }
