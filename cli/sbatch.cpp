@@ -3,32 +3,17 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
+#include "cli/allocation.h"
 #include "cli/controller_client.h"
 #include "cli/job_options.h"
 #include "cli/subcommands.h"
 
-extern char** environ;
-
 namespace gantry::cli {
 namespace {
-
-SubmitContext currentContext() {
-  SubmitContext context;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    std::string item = *entry;
-    size_t eq = item.find('=');
-    if (eq != std::string::npos) context.environment[item.substr(0, eq)] = item.substr(eq + 1);
-  }
-  std::error_code ec;
-  context.workDir = std::filesystem::current_path(ec).string();
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0) context.submitHost = host;
-  return context;
-}
 
 Result<std::string> readScriptFile(const std::string& path) {
   if (path == kStdinScript) {
@@ -51,7 +36,7 @@ Result<std::string> readScriptFile(const std::string& path) {
 }  // namespace
 
 int runSbatch(const std::vector<std::string>& args) {
-  auto submission = prepareSubmission(args, currentContext(), readScriptFile);
+  auto submission = prepareSubmission(args, currentSubmitContext(), readScriptFile);
   if (!submission) return reportError("sbatch", submission.error());
   if (!submission->helpText.empty()) {
     std::cout << submission->helpText;

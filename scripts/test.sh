@@ -22,4 +22,4 @@ fi
 
 echo "== integration tests"
 # Debian's interpreter, where python3-pytest is installed.
-/usr/bin/python3 -m pytest -p no:cacheprovider -q tests/integration
+/usr/bin/python3 -m pytest -p no:cacheprovider -q -rs tests/integration

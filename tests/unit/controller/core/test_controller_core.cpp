@@ -1,153 +1,28 @@
 // ControllerCore driven directly: a fake agent gateway records what the core
 // asks of the nodes, a ManualClock drives time limits and heartbeats, and a
 // real SQLite store in a temporary folder checks durability and recovery.
-#include <catch2/catch.hpp>
+#include "tests/unit/controller/core/core_harness.h"
 
-#include <boost/asio/io_context.hpp>
 #include <csignal>
-#include <filesystem>
-#include <mutex>
-#include <optional>
-
-#include "controller/core/controller_core.h"
+#include <ctime>
 
 using namespace gantry;
+using testing::twoNodeConf;
+using testing::tempDb;
 
 namespace {
 
-class FakeGateway final : public core::AgentGateway {
- public:
-  void launchStep(const core::AgentAddress& to, v1::LaunchStepRequest request, Callback done) override {
-    std::lock_guard lock(mutex);
-    launches.push_back({to.node, request});
-    bool fail = failLaunches > 0;
-    if (fail) --failLaunches;
-    if (done) done(fail ? Status(Error{"cannot start gantrystepd"}) : okStatus());
-  }
-  void terminateJob(const core::AgentAddress& to, uint64_t jobId, Callback done) override {
-    std::lock_guard lock(mutex);
-    terminated.push_back({to.node, jobId});
-    if (done) done(okStatus());
-  }
-  void signalJob(const core::AgentAddress&, uint64_t, int, Callback done) override { if (done) done(okStatus()); }
-  void suspendJob(const core::AgentAddress&, uint64_t jobId, Callback done) override {
-    suspended.push_back(jobId);
-    if (done) done(okStatus());
-  }
-  void resumeJob(const core::AgentAddress&, uint64_t, Callback done) override { if (done) done(okStatus()); }
-
-  std::mutex mutex;
-  std::vector<std::pair<std::string, v1::LaunchStepRequest>> launches;
-  std::vector<std::pair<std::string, uint64_t>> terminated;
-  std::vector<uint64_t> suspended;
-  int failLaunches = 0;  // how many launches still fail
-};
-
-config::GantryConf twoNodeConf() {
-  auto loaded = config::parseGantryConf(
-      "ClusterName=unit\n"
-      "SlurmdTimeout=10\n"
-      "NodeName=n[1-2] CPUs=4 CoresPerSocket=4 RealMemory=1000\n"
-      "PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=60\n",
-      "unit.conf");
-  REQUIRE(loaded.ok());
-  return loaded->conf;
-}
-
-std::string tempDb() {
-  static int counter = 0;
-  auto dir = std::filesystem::temp_directory_path() / ("gantry-core-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  auto path = dir / ("core" + std::to_string(counter++) + ".db");
-  std::filesystem::remove(path);
-  return path.string();
-}
-
-// One core with everything it needs, and helpers that wait for answers.
-struct Harness {
-  explicit Harness(std::string dbPath = tempDb(), config::GantryConf configuration = twoNodeConf())
-      : db(std::move(dbPath)), conf(std::move(configuration)) {
-    REQUIRE(store.open(db).ok());
-    clock.set(TimePoint(std::chrono::seconds(1'000'000)));
-    core = std::make_unique<core::ControllerCore>(
-        io, core::CoreOptions{.conf = &conf, .clock = &clock, .store = &store, .agents = &agents,
-                              .tick = std::chrono::milliseconds(1)});
-    REQUIRE(core->start().ok());
-  }
-  ~Harness() {
-    core->stop();
-    io.run_for(std::chrono::milliseconds(20));
-    store.close();
-  }
-
-  template <typename T, typename Start>
-  Result<T> await(Start start) {
-    std::optional<Result<T>> answer;
-    std::mutex m;
-    start([&](Result<T> r) {
-      std::lock_guard lock(m);
-      answer.emplace(std::move(r));
-    });
-    for (int i = 0; i < 2000; ++i) {
-      io.run_for(std::chrono::milliseconds(1));
-      std::lock_guard lock(m);
-      if (answer) return std::move(*answer);
-    }
-    FAIL("no answer from the core");
-    return Error{"unreachable"};
-  }
-
-  void settle() { io.run_for(std::chrono::milliseconds(30)); }
-
-  void heartbeat(const std::string& node) {
-    v1::HeartbeatRequest beat;
-    beat.set_node_name(node);
-    REQUIRE(await<v1::HeartbeatResponse>([&](auto reply) { core->heartbeat(beat, reply); }).ok());
-  }
-
-  void registerNodes() {
-    for (const char* name : {"n1", "n2"}) {
-      v1::RegisterRequest request;
-      request.set_node_name(name);
-      REQUIRE(await<v1::RegisterResponse>([&](auto reply) { core->registerNode(request, reply); }).ok());
-    }
-  }
+// Jobs here are submitted by uid 1000 unless a test says otherwise.
+struct Harness : testing::CoreHarness {
+  using CoreHarness::CoreHarness;
+  Harness(std::string dbPath, config::GantryConf configuration = twoNodeConf())
+      : CoreHarness(std::move(configuration), std::move(dbPath)) {}
 
   Result<uint64_t> submit(v1::JobSpec spec, uint32_t uid = 1000) {
-    v1::SubmitJobRequest request;
-    *request.mutable_spec() = std::move(spec);
-    auto answer = await<v1::SubmitJobResponse>([&](auto reply) {
-      core->submitJob(request, auth::Identity{.uid = uid, .gid = uid, .user = "u" + std::to_string(uid)}, reply);
-    });
-    if (!answer) return Error{answer.error()};
-    return answer->job_id();
+    return CoreHarness::submit(std::move(spec),
+                               auth::Identity{.uid = uid, .gid = uid, .user = "u" + std::to_string(uid)});
   }
-
-  v1::Job job(uint64_t id) {
-    v1::ListJobsRequest request;
-    request.add_job_ids(id);
-    auto answer = await<v1::ListJobsResponse>([&](auto reply) { core->listJobs(request, reply); });
-    REQUIRE(answer.ok());
-    REQUIRE(answer->jobs_size() == 1);
-    return answer->jobs(0);
-  }
-
-  void complete(uint64_t id, const std::string& node, int exitCode) {
-    v1::StepCompleteRequest request;
-    request.set_node_name(node);
-    request.set_job_id(id);
-    request.set_step_id("batch");
-    request.set_exit_code(exitCode);
-    REQUIRE(await<v1::StepCompleteResponse>([&](auto reply) { core->stepComplete(request, reply); }).ok());
-  }
-
-  std::string db;
-  config::GantryConf conf;
-  ManualClock clock;
-  store::JobStore store;
-  FakeGateway agents;
-  boost::asio::io_context io;
-  std::unique_ptr<core::ControllerCore> core;
+  void complete(uint64_t id, const std::string& node, int exitCode) { stepEnded(id, "batch", node, exitCode); }
 };
 
 v1::JobSpec sleepJob(int cpus = 1) {

@@ -1,126 +1,30 @@
 // Interactive steps in ControllerCore (step_manager.cpp): placement inside
 // the job, step ids, --exclusive waiting, the suspended-job refusal srun
 // retries on, step ends reported per node, and allocations without a script.
-#include <catch2/catch.hpp>
+#include "tests/unit/controller/core/core_harness.h"
 
-#include <boost/asio/io_context.hpp>
-#include <filesystem>
-#include <mutex>
-#include <optional>
 #include <set>
-
-#include "controller/core/controller_core.h"
 
 using namespace gantry;
 
 namespace {
 
-class RecordingGateway final : public core::AgentGateway {
- public:
-  void launchStep(const core::AgentAddress& to, v1::LaunchStepRequest request, Callback done) override {
-    std::lock_guard lock(mutex);
-    launches.push_back({to.node, request});
-    if (done) done(okStatus());
-  }
-  void terminateJob(const core::AgentAddress& to, uint64_t jobId, Callback done) override {
-    std::lock_guard lock(mutex);
-    terminated.push_back({to.node, jobId});
-    if (done) done(okStatus());
-  }
-  void signalJob(const core::AgentAddress&, uint64_t, int, Callback done) override { if (done) done(okStatus()); }
-  void suspendJob(const core::AgentAddress&, uint64_t, Callback done) override { if (done) done(okStatus()); }
-  void resumeJob(const core::AgentAddress&, uint64_t, Callback done) override { if (done) done(okStatus()); }
-
-  std::vector<v1::LaunchStepRequest> launchesOf(const std::string& stepId) {
-    std::lock_guard lock(mutex);
-    std::vector<v1::LaunchStepRequest> found;
-    for (const auto& [node, request] : launches)
-      if (request.step_id() == stepId) found.push_back(request);
-    return found;
-  }
-
-  std::mutex mutex;
-  std::vector<std::pair<std::string, v1::LaunchStepRequest>> launches;
-  std::vector<std::pair<std::string, uint64_t>> terminated;
-};
-
-config::GantryConf conf(const std::string& extra) {
-  auto loaded = config::parseGantryConf(
-      "ClusterName=unit\n" + extra +
-      "NodeName=n[1-2] CPUs=4 CoresPerSocket=4 RealMemory=1000\n"
-      "PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=60\n",
-      "unit.conf");
-  REQUIRE(loaded.ok());
-  return loaded->conf;
-}
-
-std::string tempDb() {
-  static int counter = 0;
-  auto dir = std::filesystem::temp_directory_path() / ("gantry-steps-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  auto path = dir / ("steps" + std::to_string(counter++) + ".db");
-  std::filesystem::remove(path);
-  return path.string();
-}
-
 const auth::Identity kOwner{.uid = 1000, .gid = 1000, .user = "alice"};
 const auth::Identity kOther{.uid = 1001, .gid = 1001, .user = "bob"};
 const auth::Identity kRoot{.uid = 0, .gid = 0, .user = "root"};
 
-struct Harness {
-  explicit Harness(const std::string& extraConf = "") : gantryConf(conf(extraConf)) {
-    REQUIRE(store.open(db).ok());
-    clock.set(TimePoint(std::chrono::seconds(1'000'000)));
-    core = std::make_unique<core::ControllerCore>(
-        io, core::CoreOptions{.conf = &gantryConf, .clock = &clock, .store = &store, .agents = &agents,
-                              .tick = std::chrono::milliseconds(1)});
-    REQUIRE(core->start().ok());
-    for (const char* name : {"n1", "n2"}) {
-      v1::RegisterRequest request;
-      request.set_node_name(name);
-      REQUIRE(await<v1::RegisterResponse>([&](auto reply) { core->registerNode(request, reply); }).ok());
-    }
-  }
-  ~Harness() {
-    core->stop();
-    io.run_for(std::chrono::milliseconds(20));
-    store.close();
-  }
-
-  template <typename T, typename Start>
-  Result<T> await(Start start) {
-    std::optional<Result<T>> answer;
-    std::mutex m;
-    start([&](Result<T> r) {
-      std::lock_guard lock(m);
-      answer.emplace(std::move(r));
-    });
-    for (int i = 0; i < 2000; ++i) {
-      io.run_for(std::chrono::milliseconds(1));
-      std::lock_guard lock(m);
-      if (answer) return std::move(*answer);
-    }
-    FAIL("no answer from the core");
-    return Error{"unreachable"};
+// Both nodes registered; jobs belong to kOwner.
+struct Harness : testing::CoreHarness {
+  explicit Harness(const std::string& extraConf = "") : CoreHarness(testing::twoNodeConf(extraConf)) {
+    registerNodes();
   }
 
   uint64_t runningJob(v1::JobSpec spec) {
-    v1::SubmitJobRequest request;
-    *request.mutable_spec() = std::move(spec);
-    auto answer = await<v1::SubmitJobResponse>([&](auto reply) { core->submitJob(request, kOwner, reply); });
-    REQUIRE(answer.ok());
-    io.run_for(std::chrono::milliseconds(30));
-    REQUIRE(job(answer->job_id()).state() == v1::RUNNING);
-    return answer->job_id();
-  }
-
-  v1::Job job(uint64_t id) {
-    v1::ListJobsRequest request;
-    request.add_job_ids(id);
-    auto answer = await<v1::ListJobsResponse>([&](auto reply) { core->listJobs(request, reply); });
-    REQUIRE(answer.ok());
-    REQUIRE(answer->jobs_size() == 1);
-    return answer->jobs(0);
+    auto id = submit(std::move(spec), kOwner);
+    REQUIRE(id.ok());
+    settle();
+    REQUIRE(job(*id).state() == v1::RUNNING);
+    return *id;
   }
 
   Result<v1::CreateStepResponse> step(uint64_t jobId, int ntasks, bool exclusive,
@@ -145,15 +49,6 @@ struct Harness {
     return *answer;
   }
 
-  void stepEnded(uint64_t jobId, const std::string& stepId, const std::string& node, int exitCode) {
-    v1::StepCompleteRequest request;
-    request.set_node_name(node);
-    request.set_job_id(jobId);
-    request.set_step_id(stepId);
-    request.set_exit_code(exitCode);
-    REQUIRE(await<v1::StepCompleteResponse>([&](auto reply) { core->stepComplete(request, reply); }).ok());
-  }
-
   Result<Ok> jobAction(core::ControllerCore::JobAction action, uint64_t jobId) {
     return await<Ok>([&](auto reply) { core->jobAction(action, jobId, kRoot, reply); });
   }
@@ -166,13 +61,6 @@ struct Harness {
         [&](auto reply) { core->completeAllocation(request, caller, reply); });
   }
 
-  std::string db = tempDb();
-  config::GantryConf gantryConf;
-  ManualClock clock;
-  store::JobStore store;
-  RecordingGateway agents;
-  boost::asio::io_context io;
-  std::unique_ptr<core::ControllerCore> core;
 };
 
 v1::JobSpec allocationSpec(int ntasks, int nodes = 1) {

@@ -1,0 +1,178 @@
+// A ControllerCore under test: a recording agent gateway instead of gRPC, a
+// ManualClock, a real SQLite store in a temporary folder, and helpers that
+// drive the core's io_context until an answer arrives.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <unistd.h>
+
+#include "controller/core/controller_core.h"
+
+namespace gantry::testing {
+
+// Records what the core asks of the nodes; launches can be made to fail.
+class RecordingGateway final : public core::AgentGateway {
+ public:
+  void launchStep(const core::AgentAddress& to, v1::LaunchStepRequest request, Callback done) override {
+    bool fail = false;
+    {
+      std::lock_guard lock(mutex);
+      launches.push_back({to.node, request});
+      fail = failLaunches > 0;
+      if (fail) --failLaunches;
+    }
+    if (done) done(fail ? Status(Error{"cannot start gantrystepd"}) : okStatus());
+  }
+  void terminateJob(const core::AgentAddress& to, uint64_t jobId, Callback done) override {
+    {
+      std::lock_guard lock(mutex);
+      terminated.push_back({to.node, jobId});
+    }
+    if (done) done(okStatus());
+  }
+  void signalJob(const core::AgentAddress&, uint64_t, int, Callback done) override {
+    if (done) done(okStatus());
+  }
+  void suspendJob(const core::AgentAddress&, uint64_t jobId, Callback done) override {
+    {
+      std::lock_guard lock(mutex);
+      suspended.push_back(jobId);
+    }
+    if (done) done(okStatus());
+  }
+  void resumeJob(const core::AgentAddress&, uint64_t, Callback done) override {
+    if (done) done(okStatus());
+  }
+
+  std::vector<v1::LaunchStepRequest> launchesOf(const std::string& stepId) {
+    std::lock_guard lock(mutex);
+    std::vector<v1::LaunchStepRequest> found;
+    for (const auto& [node, request] : launches) {
+      if (request.step_id() == stepId) found.push_back(request);
+    }
+    return found;
+  }
+
+  std::mutex mutex;
+  std::vector<std::pair<std::string, v1::LaunchStepRequest>> launches;
+  std::vector<std::pair<std::string, uint64_t>> terminated;
+  std::vector<uint64_t> suspended;
+  int failLaunches = 0;  // how many launches still fail
+};
+
+inline config::GantryConf parseConf(const std::string& text) {
+  auto loaded = config::parseGantryConf(text, "unit.conf");
+  REQUIRE(loaded.ok());
+  return loaded->conf;
+}
+
+// Two four-core nodes in one partition with a 60-minute limit; `extra`
+// lines come first.
+inline config::GantryConf twoNodeConf(const std::string& extra = "") {
+  return parseConf("ClusterName=unit\nSlurmdTimeout=10\n" + extra +
+                   "NodeName=n[1-2] CPUs=4 CoresPerSocket=4 RealMemory=1000\n"
+                   "PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=60\n");
+}
+
+inline std::string tempDb() {
+  static int counter = 0;
+  auto dir = std::filesystem::temp_directory_path() / ("gantry-core-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto path = dir / ("core" + std::to_string(counter++) + ".db");
+  std::filesystem::remove(path);
+  return path.string();
+}
+
+struct CoreHarness {
+  explicit CoreHarness(config::GantryConf configuration = twoNodeConf(), std::string dbPath = tempDb())
+      : db(std::move(dbPath)), conf(std::move(configuration)) {
+    REQUIRE(store.open(db).ok());
+    clock.set(TimePoint(std::chrono::seconds(1'000'000)));
+    core = std::make_unique<core::ControllerCore>(
+        io, core::CoreOptions{.conf = &conf, .clock = &clock, .store = &store, .agents = &agents,
+                              .tick = std::chrono::milliseconds(1)});
+    REQUIRE(core->start().ok());
+  }
+  ~CoreHarness() {
+    core->stop();
+    io.run_for(std::chrono::milliseconds(20));
+    store.close();
+  }
+
+  // Starts a core call and runs the io_context until its reply arrives.
+  template <typename T, typename Start>
+  Result<T> await(Start start) {
+    std::optional<Result<T>> answer;
+    std::mutex m;
+    start([&](Result<T> r) {
+      std::lock_guard lock(m);
+      answer.emplace(std::move(r));
+    });
+    for (int i = 0; i < 2000; ++i) {
+      io.run_for(std::chrono::milliseconds(1));
+      std::lock_guard lock(m);
+      if (answer) return std::move(*answer);
+    }
+    FAIL("no answer from the core");
+    return Error{"unreachable"};
+  }
+
+  // Lets the core run its ticks and queued work for a moment.
+  void settle() { io.run_for(std::chrono::milliseconds(30)); }
+
+  void registerNodes(std::initializer_list<const char*> names = {"n1", "n2"}) {
+    for (const char* name : names) {
+      v1::RegisterRequest request;
+      request.set_node_name(name);
+      REQUIRE(await<v1::RegisterResponse>([&](auto reply) { core->registerNode(request, reply); }).ok());
+    }
+  }
+
+  void heartbeat(const std::string& node) {
+    v1::HeartbeatRequest beat;
+    beat.set_node_name(node);
+    REQUIRE(await<v1::HeartbeatResponse>([&](auto reply) { core->heartbeat(beat, reply); }).ok());
+  }
+
+  Result<uint64_t> submit(v1::JobSpec spec, const auth::Identity& caller) {
+    v1::SubmitJobRequest request;
+    *request.mutable_spec() = std::move(spec);
+    auto answer = await<v1::SubmitJobResponse>([&](auto reply) { core->submitJob(request, caller, reply); });
+    if (!answer) return Error{answer.error()};
+    return answer->job_id();
+  }
+
+  v1::Job job(uint64_t id) {
+    v1::ListJobsRequest request;
+    request.add_job_ids(id);
+    auto answer = await<v1::ListJobsResponse>([&](auto reply) { core->listJobs(request, reply); });
+    REQUIRE(answer.ok());
+    REQUIRE(answer->jobs_size() == 1);
+    return answer->jobs(0);
+  }
+
+  // The node reports the end of one of a job's steps.
+  void stepEnded(uint64_t jobId, const std::string& stepId, const std::string& node, int exitCode) {
+    v1::StepCompleteRequest request;
+    request.set_node_name(node);
+    request.set_job_id(jobId);
+    request.set_step_id(stepId);
+    request.set_exit_code(exitCode);
+    REQUIRE(await<v1::StepCompleteResponse>([&](auto reply) { core->stepComplete(request, reply); }).ok());
+  }
+
+  std::string db;
+  config::GantryConf conf;
+  ManualClock clock;
+  store::JobStore store;
+  RecordingGateway agents;
+  boost::asio::io_context io;
+  std::unique_ptr<core::ControllerCore> core;
+};
+
+}  // namespace gantry::testing
