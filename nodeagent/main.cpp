@@ -180,7 +180,8 @@ int main(int argc, char** argv) {
       .nodeName = nodeName,
       .clusterName = conf.clusterName,
       .hostRoot = hostRoot,
-      .confinement = *confinement});
+      .confinement = *confinement,
+      .jobScripts = {.prolog = conf.prolog, .epilog = conf.epilog}});
   gantry::agent::AgentService service(launcher, **authenticator, uidOf(conf.slurmUser), nodeName, bootTime);
 
   grpc::ServerBuilder builder;

@@ -137,8 +137,9 @@ class ControllerCore {
   // What every step on a node carries about the whole job there (for the
   // per-job resctrl group): whole-node ownership and the job's GPUs.
   void describeJobOnNode(const JobEntry& entry, int selectIndex, v1::LaunchStepRequest& request) const;
-  void endJob(JobEntry& entry, v1::JobState state, const std::string& reason, int exitCode,
-              int signal, bool terminateOnNodes);
+  // Ends the job: state, reason, exit; its resources are released and its
+  // nodes told (they end leftover steps and run the Epilog).
+  void endJob(JobEntry& entry, v1::JobState state, const std::string& reason, int exitCode, int signal);
   void requeueJob(JobEntry& entry, const std::string& reason);
   void releaseResources(JobEntry& entry);
   void drainNode(NodeEntry& node, const std::string& reason);

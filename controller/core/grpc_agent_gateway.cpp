@@ -18,14 +18,16 @@ class GrpcAgentGateway final : public AgentGateway {
   ~GrpcAgentGateway() override { pool_.join(); }
 
   void launchStep(const AgentAddress& to, v1::LaunchStepRequest request, Callback done) override {
-    call(to, std::move(done), [request = std::move(request)](v1::Agent::Stub& stub,
+    // The agent runs the Prolog before answering a job's first launch on
+    // the node, so this call may take up to the Prolog timeout (60 s).
+    call(to, std::move(done), kLaunchTimeout, [request = std::move(request)](v1::Agent::Stub& stub,
                                                               grpc::ClientContext* context) {
       v1::LaunchStepResponse response;
       return stub.LaunchStep(context, request, &response);
     });
   }
   void terminateJob(const AgentAddress& to, uint64_t jobId, Callback done) override {
-    call(to, std::move(done), [jobId](v1::Agent::Stub& stub, grpc::ClientContext* context) {
+    call(to, std::move(done), kControlTimeout, [jobId](v1::Agent::Stub& stub, grpc::ClientContext* context) {
       v1::AgentJobRequest request;
       request.set_job_id(jobId);
       v1::AgentReply reply;
@@ -33,7 +35,7 @@ class GrpcAgentGateway final : public AgentGateway {
     });
   }
   void signalJob(const AgentAddress& to, uint64_t jobId, int signal, Callback done) override {
-    call(to, std::move(done), [jobId, signal](v1::Agent::Stub& stub, grpc::ClientContext* context) {
+    call(to, std::move(done), kControlTimeout, [jobId, signal](v1::Agent::Stub& stub, grpc::ClientContext* context) {
       v1::SignalJobRequest request;
       request.set_job_id(jobId);
       request.set_signal(signal);
@@ -42,7 +44,7 @@ class GrpcAgentGateway final : public AgentGateway {
     });
   }
   void suspendJob(const AgentAddress& to, uint64_t jobId, Callback done) override {
-    call(to, std::move(done), [jobId](v1::Agent::Stub& stub, grpc::ClientContext* context) {
+    call(to, std::move(done), kControlTimeout, [jobId](v1::Agent::Stub& stub, grpc::ClientContext* context) {
       v1::AgentJobRequest request;
       request.set_job_id(jobId);
       v1::AgentReply reply;
@@ -50,7 +52,7 @@ class GrpcAgentGateway final : public AgentGateway {
     });
   }
   void resumeJob(const AgentAddress& to, uint64_t jobId, Callback done) override {
-    call(to, std::move(done), [jobId](v1::Agent::Stub& stub, grpc::ClientContext* context) {
+    call(to, std::move(done), kControlTimeout, [jobId](v1::Agent::Stub& stub, grpc::ClientContext* context) {
       v1::AgentJobRequest request;
       request.set_job_id(jobId);
       v1::AgentReply reply;
@@ -59,10 +61,13 @@ class GrpcAgentGateway final : public AgentGateway {
   }
 
  private:
+  static constexpr std::chrono::seconds kLaunchTimeout{90};
+  static constexpr std::chrono::seconds kControlTimeout{10};
+
   template <typename Invoke>
-  void call(const AgentAddress& to, Callback done, Invoke invoke) {
-    boost::asio::post(pool_, [this, to, done = std::move(done), invoke = std::move(invoke)] {
-      auto context = rpc::makeCallContext(authenticator_, std::chrono::seconds(10));
+  void call(const AgentAddress& to, Callback done, std::chrono::seconds timeout, Invoke invoke) {
+    boost::asio::post(pool_, [this, to, done = std::move(done), timeout, invoke = std::move(invoke)] {
+      auto context = rpc::makeCallContext(authenticator_, timeout);
       Status result = okStatus();
       if (!context) {
         result = Error{context.error()};

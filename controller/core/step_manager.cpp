@@ -11,6 +11,7 @@
 
 #include "common/hostlist/hostlist.h"
 #include "controller/core/controller_core.h"
+#include "controller/core/core_helpers.h"
 #include "controller/core/job_request.h"
 
 namespace gantry::core {
@@ -20,11 +21,6 @@ namespace {
 // Both texts are what srun looks for to decide that a retry may succeed.
 constexpr const char* kStepCreationDisabled = "Job step creation temporarily disabled, retrying";
 constexpr const char* kNodesBusy = "Requested nodes are busy";
-
-int cpusOfGrant(const select::NodeGrant& grant, const select::NodeInfo& node) {
-  if (!grant.cpus.empty()) return static_cast<int>(grant.cpus.size());
-  return static_cast<int>(grant.cores.size()) * node.threadsPerCore;
-}
 
 // A step that names no task count runs as many tasks as the job, spread
 // over all of the job's nodes, as srun does inside an allocation.
@@ -185,7 +181,7 @@ void ControllerCore::launchInteractiveStep(uint64_t jobId, uint32_t stepId,
     launch.set_tasks_on_node(grant.tasks);
     launch.set_first_task_id(firstTask);
     firstTask += grant.tasks;
-    launch.set_cpus_on_node(cpusOfGrant(grant, info));
+    launch.set_cpus_on_node(detail::cpusOf(grant, info));
     for (int core : grant.cores) launch.add_cores(core);
     // A step divides the job's memory on the node; it is not measured apart.
     for (const auto& alloc : job.allocation()) {
@@ -283,11 +279,11 @@ void ControllerCore::completeAllocation(v1::CompleteAllocationRequest request, a
     // Repeated calls (srun retrying after a lost answer) are harmless.
     if (isTerminal(entry.job.state())) return reply(v1::CompleteAllocationResponse{});
     if (entry.job.state() == v1::PENDING) {
-      endJob(entry, v1::CANCELLED, "None", 0, 0, false);
+      endJob(entry, v1::CANCELLED, "None", 0, 0);
     } else {
       bool ok = request.exit_code() == 0;
       endJob(entry, ok ? v1::COMPLETED : v1::FAILED, ok ? "None" : "NonZeroExitCode",
-             request.exit_code(), 0, true);
+             request.exit_code(), 0);
     }
     persist(entry, [reply = std::move(reply)](const Status& status) {
       if (!status) return reply(Error{"cannot store the job end: " + status.error()});

@@ -8,11 +8,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <spdlog/spdlog.h>
+#include <thread>
 
 extern char** environ;
 
@@ -139,21 +141,32 @@ Status StepLauncher::launch(const v1::LaunchStepRequest& request) {
       request.step_id().find('.') != std::string::npos) {
     return Error{"invalid step id '" + request.step_id() + "'"};
   }
-  std::lock_guard lock(mutex_);
+  std::lock_guard launching(jobRecordMutex_);
   StepKey key{request.job_id(), request.step_id()};
   fs::path dir = stepsDir() / key.dirName();
   std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    // A repeated launch (the controller retried after a lost answer) is
-    // harmless: the step is already there.
-    return okStatus();
+  std::string specText;
+  {
+    std::lock_guard lock(mutex_);
+    if (fs::exists(dir, ec)) {
+      // A repeated launch (the controller retried after a lost answer) is
+      // harmless: the step is already there.
+      return okStatus();
+    }
+    specText = specFor(request, options_).dump(2);
   }
+  // The job's first step here runs the Prolog first; outside mutex_
+  // because a Prolog may take up to its timeout.
+  const uint64_t jobId = request.job_id();
+  if (auto begun = beginJobOnNode(jobsDir(), jobId, specText, options_.jobScripts,
+                                  [jobId](const std::string& line) { spdlog::info("job {} prolog: {}", jobId, line); });
+      !begun) {
+    return begun;
+  }
+  std::lock_guard lock(mutex_);
   fs::create_directories(dir, ec);
   if (ec) return Error{"cannot create step directory " + dir.string() + ": " + ec.message()};
-  if (auto status = writeFileAtomically(dir / "spec.json", specFor(request, options_).dump(2));
-      !status) {
-    return status;
-  }
+  if (auto status = writeFileAtomically(dir / "spec.json", specText); !status) return status;
 
   // gantrystepd runs in a session of its own so that it survives the agent.
   posix_spawnattr_t attr;
@@ -273,6 +286,52 @@ Status StepLauncher::signalJob(uint64_t jobId, int signal) {
     if (pid > 0 && kill(pid, signal) == 0) ++signalled;
   }
   (void)signalled;
+  return okStatus();
+}
+
+bool StepLauncher::anyStepRunning(const fs::path& stepsDir, uint64_t jobId) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(stepsDir, ec)) {
+    StepKey key;
+    if (!parseDirName(entry.path().filename().string(), &key) || key.jobId != jobId) continue;
+    if (fs::exists(entry.path() / "result.json")) continue;
+    int pid = readPid(entry.path());
+    if (pid == 0) {
+      std::ifstream in(entry.path() / "launcher.pid");
+      in >> pid;
+    }
+    if (pid > 0) waitpid(pid, nullptr, WNOHANG);  // a dead child of ours must not linger as a zombie
+    if (alive(pid)) return true;
+  }
+  return false;
+}
+
+Status StepLauncher::endJob(uint64_t jobId) {
+  if (auto signalled = signalJob(jobId, SIGTERM); !signalled) return signalled;
+  std::optional<fs::path> record;
+  {
+    std::lock_guard launching(jobRecordMutex_);
+    record = claimJobRecord(jobsDir(), jobId);
+  }
+  if (!record) return okStatus();
+  // The steps may take their kill wait to end after SIGTERM and the caller
+  // is an RPC with a deadline, so the Epilog waits on a thread of its own.
+  // It owns copies of all it uses and outlives nothing but the process.
+  std::thread([steps = stepsDir(), claimed = *record, scripts = options_.jobScripts, jobId] {
+    const auto giveUp = std::chrono::steady_clock::now() + scripts.timeout;
+    while (anyStepRunning(steps, jobId) && std::chrono::steady_clock::now() < giveUp) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    if (anyStepRunning(steps, jobId)) spdlog::warn("job {}: steps still running, epilog runs anyway", jobId);
+    auto finished = finishJobOnNode(claimed, scripts, [jobId](const std::string& line) {
+      spdlog::info("job {} epilog: {}", jobId, line);
+    });
+    if (!finished) {
+      spdlog::error("job {}: {}", jobId, finished.error());
+    } else if (!scripts.epilog.empty()) {
+      spdlog::info("job {}: epilog done", jobId);
+    }
+  }).detach();
   return okStatus();
 }
 

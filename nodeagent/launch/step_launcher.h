@@ -10,8 +10,14 @@
 // is "finished" once result.json exists (or its gantrystepd died without
 // writing one); it is forgotten only after the controller acknowledged it.
 //
+// A job's first step on the node is preceded by the Prolog and the job's end
+// is followed by the Epilog (see job_scripts.h); the job's record lives in
+// <spool>/jobs/<jobid>/.
+//
 // Thread-safe: all methods lock one mutex; nothing slow happens under it
-// except small file writes and fork/exec.
+// except small file writes and fork/exec. Launches and job ends also hold a
+// second one, taken first, across the Prolog, so a slow Prolog delays other
+// launches but never the heartbeat's running()/finished().
 #pragma once
 
 #include <cstdint>
@@ -22,6 +28,7 @@
 
 #include "common/util/result.h"
 #include "gantry/v1/agent.pb.h"
+#include "nodeagent/launch/job_scripts.h"
 #include "nodeagent/launch/step_confinement.h"
 
 namespace gantry::agent {
@@ -48,6 +55,7 @@ struct LauncherOptions {
   std::string clusterName;
   std::string hostRoot = "/";
   ConfinementSettings confinement;  // cgroup and resctrl keys of every spec.json
+  JobScripts jobScripts;            // Prolog, Epilog and their timeout
 };
 
 class StepLauncher {
@@ -68,16 +76,23 @@ class StepLauncher {
   // Sends a signal to every step of the job. gantrystepd turns SIGUSR1 into
   // suspend, SIGUSR2 into resume, SIGTERM into terminate.
   Status signalJob(uint64_t jobId, int signal);
+  // The job ended: SIGTERM to its steps, then, on a thread of its own once
+  // they are gone, the Epilog. Returns at once; a job the node has no
+  // record of (never began here, or already ended) only gets the signal.
+  Status endJob(uint64_t jobId);
   // Every step (running or finished) the agent still knows, for registration.
   std::vector<StepKey> known();
 
  private:
   std::filesystem::path stepsDir() const { return options_.spoolDir / "steps"; }
+  std::filesystem::path jobsDir() const { return options_.spoolDir / "jobs"; }
+  static bool anyStepRunning(const std::filesystem::path& stepsDir, uint64_t jobId);
   static bool parseDirName(const std::string& name, StepKey* key);
   static int readPid(const std::filesystem::path& dir);
 
   LauncherOptions options_;
   std::mutex mutex_;
+  std::mutex jobRecordMutex_;  // launches and job ends: the job record and the Prolog
 };
 
 }  // namespace gantry::agent

@@ -55,8 +55,13 @@ grpc::Status AgentService::ResumeJob(grpc::ServerContext* context, const v1::Age
 }
 grpc::Status AgentService::TerminateJob(grpc::ServerContext* context, const v1::AgentJobRequest* request,
                                         v1::AgentReply*) {
+  if (auto status = authorize(context); !status.ok()) return status;
   spdlog::info("job {}: terminate", request->job_id());
-  return signal(context, request->job_id(), SIGTERM);
+  // Every job end reaches here (completions too), so this is where the
+  // Epilog starts; a repeat for an ended job is harmless.
+  auto ended = launcher_.endJob(request->job_id());
+  if (!ended) return grpc::Status(grpc::StatusCode::INTERNAL, ended.error());
+  return grpc::Status::OK;
 }
 
 grpc::Status AgentService::Ping(grpc::ServerContext* context, const v1::PingRequest*, v1::PingResponse* response) {
