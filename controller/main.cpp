@@ -83,7 +83,9 @@ int main(int argc, char** argv) {
     spdlog::critical("{}", authenticator.error());
     return 1;
   }
-  auto agents = gantry::core::makeGrpcAgentGateway(**authenticator, 8);
+  // A launch waits for the node's Prolog: allow its timeout and a margin.
+  auto agents = gantry::core::makeGrpcAgentGateway(**authenticator, 8,
+                                                   std::chrono::seconds(conf.prologEpilogTimeoutSec + 30));
   gantry::SystemClock clock;
   boost::asio::io_context io;
   gantry::core::ControllerCore core(

@@ -181,7 +181,9 @@ int main(int argc, char** argv) {
       .clusterName = conf.clusterName,
       .hostRoot = hostRoot,
       .confinement = *confinement,
-      .jobScripts = {.prolog = conf.prolog, .epilog = conf.epilog}});
+      .jobScripts = {.prolog = conf.prolog,
+                     .epilog = conf.epilog,
+                     .timeout = std::chrono::seconds(conf.prologEpilogTimeoutSec)}});
   gantry::agent::AgentService service(launcher, **authenticator, uidOf(conf.slurmUser), nodeName, bootTime);
 
   grpc::ServerBuilder builder;

@@ -134,6 +134,7 @@ struct GantryConf {
   uint64_t maxMemPerCpuMb = 0, maxMemPerTaskMb = 0, maxMemPerNodeMb = 0;
 
   std::string prolog, epilog, prologSlurmctld, epilogSlurmctld;
+  int prologEpilogTimeoutSec = 60;  // PrologEpilogTimeout: the node kills a Prolog/Epilog after this
   bool allowSpecResourcesUsage = false;
 
   std::vector<NodeConf> nodes;  // one entry per expanded node, in file order

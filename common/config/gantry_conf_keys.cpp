@@ -312,6 +312,7 @@ const std::unordered_map<std::string, Apply>& keyTable() {
       {"maxmempernode", [](KeyContext& c) { setSizeMb(c, c.conf.maxMemPerNodeMb); }},
       {"prolog", [](KeyContext& c) { setString(c, c.conf.prolog); }},
       {"epilog", [](KeyContext& c) { setString(c, c.conf.epilog); }},
+      {"prologepilogtimeout", [](KeyContext& c) { setInt(c, c.conf.prologEpilogTimeoutSec, 1, 65535); }},
       {"prologslurmctld", [](KeyContext& c) { setString(c, c.conf.prologSlurmctld); }},
       {"epilogslurmctld", [](KeyContext& c) { setString(c, c.conf.epilogSlurmctld); }},
       {"allowspecresourcesusage", [](KeyContext& c) { setBool(c, c.conf.allowSpecResourcesUsage); }},

@@ -4,6 +4,7 @@
 // threads; the core re-posts them onto its strand.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -31,8 +32,10 @@ class AgentGateway {
   virtual void resumeJob(const AgentAddress& to, uint64_t jobId, Callback done) = 0;
 };
 
-// The real gateway: gRPC calls made on a small thread pool.
-std::unique_ptr<AgentGateway> makeGrpcAgentGateway(const auth::Authenticator& authenticator,
-                                                   int threads);
+// The real gateway: gRPC calls made on a small thread pool. A launch may
+// wait for the node's Prolog, so its deadline is `launchTimeout`; other
+// calls get 10 s.
+std::unique_ptr<AgentGateway> makeGrpcAgentGateway(const auth::Authenticator& authenticator, int threads,
+                                                   std::chrono::seconds launchTimeout);
 
 }  // namespace gantry::core

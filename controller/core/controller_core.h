@@ -143,6 +143,8 @@ class ControllerCore {
   void requeueJob(JobEntry& entry, const std::string& reason);
   void releaseResources(JobEntry& entry);
   void drainNode(NodeEntry& node, const std::string& reason);
+  // Keeps the highest device memory use a step reports, per node and region.
+  void recordDmemPeaks(const v1::StepCompleteRequest& request);
   void holdResources(JobEntry& entry);
   void persist(const JobEntry& entry, std::function<void(const Status&)> done = {});
   AgentAddress addressOf(const NodeEntry& node) const;

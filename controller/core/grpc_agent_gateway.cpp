@@ -13,14 +13,14 @@ namespace {
 // Thread-safe: the stub cache is guarded by a mutex; calls run on the pool.
 class GrpcAgentGateway final : public AgentGateway {
  public:
-  GrpcAgentGateway(const auth::Authenticator& authenticator, int threads)
-      : authenticator_(authenticator), pool_(threads) {}
+  GrpcAgentGateway(const auth::Authenticator& authenticator, int threads, std::chrono::seconds launchTimeout)
+      : authenticator_(authenticator), pool_(threads), launchTimeout_(launchTimeout) {}
   ~GrpcAgentGateway() override { pool_.join(); }
 
   void launchStep(const AgentAddress& to, v1::LaunchStepRequest request, Callback done) override {
     // The agent runs the Prolog before answering a job's first launch on
-    // the node, so this call may take up to the Prolog timeout (60 s).
-    call(to, std::move(done), kLaunchTimeout, [request = std::move(request)](v1::Agent::Stub& stub,
+    // the node, so this call may take up to the Prolog timeout.
+    call(to, std::move(done), launchTimeout_, [request = std::move(request)](v1::Agent::Stub& stub,
                                                               grpc::ClientContext* context) {
       v1::LaunchStepResponse response;
       return stub.LaunchStep(context, request, &response);
@@ -61,7 +61,6 @@ class GrpcAgentGateway final : public AgentGateway {
   }
 
  private:
-  static constexpr std::chrono::seconds kLaunchTimeout{90};
   static constexpr std::chrono::seconds kControlTimeout{10};
 
   template <typename Invoke>
@@ -94,15 +93,16 @@ class GrpcAgentGateway final : public AgentGateway {
 
   const auth::Authenticator& authenticator_;
   boost::asio::thread_pool pool_;
+  std::chrono::seconds launchTimeout_;
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<v1::Agent::Stub>> stubs_;
 };
 
 }  // namespace
 
-std::unique_ptr<AgentGateway> makeGrpcAgentGateway(const auth::Authenticator& authenticator,
-                                                   int threads) {
-  return std::make_unique<GrpcAgentGateway>(authenticator, threads);
+std::unique_ptr<AgentGateway> makeGrpcAgentGateway(const auth::Authenticator& authenticator, int threads,
+                                                   std::chrono::seconds launchTimeout) {
+  return std::make_unique<GrpcAgentGateway>(authenticator, threads, launchTimeout);
 }
 
 }  // namespace gantry::core

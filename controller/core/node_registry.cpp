@@ -306,9 +306,20 @@ void ControllerCore::heartbeat(v1::HeartbeatRequest request, Reply<v1::Heartbeat
   });
 }
 
+void ControllerCore::recordDmemPeaks(const v1::StepCompleteRequest& request) {
+  auto found = jobs_.find(request.job_id());
+  if (found == jobs_.end()) return;
+  auto& peaks = *found->second.job.mutable_dmem_peak_bytes();
+  for (const auto& [region, bytes] : request.dmem_peak_bytes()) {
+    uint64_t& peak = peaks[request.node_name() + ":" + region];
+    peak = std::max(peak, bytes);
+  }
+}
+
 void ControllerCore::stepComplete(v1::StepCompleteRequest request,
                                   Reply<v1::StepCompleteResponse> reply) {
   onStrand([this, request = std::move(request), reply = std::move(reply)] {
+    recordDmemPeaks(request);
     if (numberedStepComplete(request)) return reply(v1::StepCompleteResponse{});
     auto found = jobs_.find(request.job_id());
     // Reports are retried until acknowledged, so a repeat (or a report for a

@@ -244,6 +244,11 @@ std::vector<FinishedStep> StepLauncher::finished() {
         step.startTime = parsed.value("start_time", int64_t{0});
         step.endTime = parsed.value("end_time", int64_t{0});
         step.message = parsed.value("message", std::string());
+        if (parsed.contains("dmem_peak_bytes") && parsed["dmem_peak_bytes"].is_object()) {
+          for (const auto& [region, bytes] : parsed["dmem_peak_bytes"].items()) {
+            if (bytes.is_number_unsigned()) step.dmemPeakBytes[region] = bytes.get<uint64_t>();
+          }
+        }
       } else {
         step.exitCode = 1;
         step.message = "unreadable result.json";

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -46,6 +47,7 @@ struct FinishedStep {
   int64_t startTime = 0;
   int64_t endTime = 0;
   std::string message;
+  std::map<std::string, uint64_t> dmemPeakBytes;  // region -> bytes, from result.json
 };
 
 struct LauncherOptions {

@@ -108,6 +108,7 @@ void ControllerLink::reportFinished() {
     request.set_start_time(step.startTime);
     request.set_end_time(step.endTime);
     request.set_message(step.message);
+    for (const auto& [region, bytes] : step.dmemPeakBytes) (*request.mutable_dmem_peak_bytes())[region] = bytes;
     v1::StepCompleteResponse response;
     grpc::Status status = stub_->StepComplete(context->get(), request, &response);
     if (!status.ok()) return;  // kept on disk; retried on the next round

@@ -276,3 +276,9 @@ TEST_CASE("gantry.conf: a bad DEFAULT value is reported once, at the DEFAULT lin
   REQUIRE(warned->warnings.size() == 1);
   CHECK(warned->warnings[0].toString() == "gantry.conf:2: unknown node key \"Glow\" is ignored");
 }
+
+TEST_CASE("gantry.conf: PrologEpilogTimeout", "[config][gantry]") {
+  CHECK(mustParse("").prologEpilogTimeoutSec == 60);
+  CHECK(mustParse("Prolog=/etc/gantry/prolog\nPrologEpilogTimeout=120\n").prologEpilogTimeoutSec == 120);
+  CHECK_THAT(parseError("PrologEpilogTimeout=soon\n"), Catch::Contains("gantry.conf:1"));
+}

@@ -318,3 +318,25 @@ TEST_CASE("shard counts that do not add up to the node's Gres= drain it at regis
   CHECK(bad.state().find("DRAIN") != std::string::npos);
   CHECK_THAT(bad.reason(), Catch::Contains("shard"));
 }
+
+TEST_CASE("the highest device memory a step reports is kept per node and region") {
+  Harness h;
+  h.registerNodes();
+  auto id = h.submit(sleepJob());
+  h.settle();
+  std::string node = h.job(*id).batch_host();
+  auto report = [&](const std::string& step, uint64_t bytes) {
+    v1::StepCompleteRequest request;
+    request.set_node_name(node);
+    request.set_job_id(*id);
+    request.set_step_id(step);
+    (*request.mutable_dmem_peak_bytes())["nvidia/0000:01:00/vidmem"] = bytes;
+    REQUIRE(h.await<v1::StepCompleteResponse>([&](auto reply) { h.core->stepComplete(request, reply); }).ok());
+  };
+  report("7", 3'000'000'000);  // a step the core does not know: its peak still counts
+  report("batch", 1'000'000'000);
+  v1::Job job = h.job(*id);
+  CHECK(job.state() == v1::COMPLETED);
+  REQUIRE(job.dmem_peak_bytes().count(node + ":nvidia/0000:01:00/vidmem") == 1);
+  CHECK(job.dmem_peak_bytes().at(node + ":nvidia/0000:01:00/vidmem") == 3'000'000'000);
+}
