@@ -290,6 +290,7 @@ void ControllerCore::heartbeat(v1::HeartbeatRequest request, Reply<v1::Heartbeat
       return reply(std::move(response));
     }
     node->lastHeartbeat = now();
+    for (const auto& reason : request.drain_reasons()) drainNode(*node, reason);
     if (node->notResponding) {
       node->notResponding = false;
       refreshSelectAvailability(*node);

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -108,6 +109,20 @@ bool alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
 StepLauncher::StepLauncher(LauncherOptions options) : options_(std::move(options)) {
   std::error_code ec;
   fs::create_directories(stepsDir(), ec);
+  // Epilogs that were claimed but not finished when the agent stopped
+  // (<jobid>.ending records) run now.
+  for (const auto& entry : fs::directory_iterator(jobsDir(), ec)) {
+    std::string name = entry.path().filename().string();
+    const std::string suffix = ".ending";
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    try {
+      uint64_t jobId = std::stoull(name.substr(0, name.size() - suffix.size()));
+      spdlog::info("job {}: epilog left over from before the restart runs now", jobId);
+      finishInBackground(jobId, entry.path());
+    } catch (const std::exception&) {
+      spdlog::warn("ignoring {}: not a job record", entry.path().string());
+    }
+  }
 }
 
 bool StepLauncher::parseDirName(const std::string& name, StepKey* key) {
@@ -318,11 +333,16 @@ Status StepLauncher::endJob(uint64_t jobId) {
     std::lock_guard launching(jobRecordMutex_);
     record = claimJobRecord(jobsDir(), jobId);
   }
-  if (!record) return okStatus();
+  if (record) finishInBackground(jobId, *record);
+  return okStatus();
+}
+
+void StepLauncher::finishInBackground(uint64_t jobId, fs::path claimedRecord) {
   // The steps may take their kill wait to end after SIGTERM and the caller
   // is an RPC with a deadline, so the Epilog waits on a thread of its own.
   // It owns copies of all it uses and outlives nothing but the process.
-  std::thread([steps = stepsDir(), claimed = *record, scripts = options_.jobScripts, jobId] {
+  std::thread([steps = stepsDir(), claimed = std::move(claimedRecord), scripts = options_.jobScripts, jobId,
+               drains = drainReasons_] {
     const auto giveUp = std::chrono::steady_clock::now() + scripts.timeout;
     while (anyStepRunning(steps, jobId) && std::chrono::steady_clock::now() < giveUp) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -332,12 +352,25 @@ Status StepLauncher::endJob(uint64_t jobId) {
       spdlog::info("job {} epilog: {}", jobId, line);
     });
     if (!finished) {
+      // A node whose Epilog fails may not be clean for the next job.
       spdlog::error("job {}: {}", jobId, finished.error());
+      std::lock_guard lock(drains->mutex);
+      drains->reasons.push_back("job " + std::to_string(jobId) + ": " + finished.error());
     } else if (!scripts.epilog.empty()) {
       spdlog::info("job {}: epilog done", jobId);
     }
   }).detach();
-  return okStatus();
+}
+
+std::vector<std::string> StepLauncher::drainReasons() const {
+  std::lock_guard lock(drainReasons_->mutex);
+  return drainReasons_->reasons;
+}
+
+void StepLauncher::forgetDrainReasons(size_t count) {
+  std::lock_guard lock(drainReasons_->mutex);
+  auto& reasons = drainReasons_->reasons;
+  reasons.erase(reasons.begin(), reasons.begin() + static_cast<std::ptrdiff_t>(std::min(count, reasons.size())));
 }
 
 }  // namespace gantry::agent

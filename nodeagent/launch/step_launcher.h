@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -85,16 +86,31 @@ class StepLauncher {
   // Every step (running or finished) the agent still knows, for registration.
   std::vector<StepKey> known();
 
+  // Problems that must drain the node (a failed Epilog), oldest first; the
+  // agent sends them with its next heartbeat and then forgets that many.
+  std::vector<std::string> drainReasons() const;
+  void forgetDrainReasons(size_t count);
+
  private:
   std::filesystem::path stepsDir() const { return options_.spoolDir / "steps"; }
   std::filesystem::path jobsDir() const { return options_.spoolDir / "jobs"; }
   static bool anyStepRunning(const std::filesystem::path& stepsDir, uint64_t jobId);
   static bool parseDirName(const std::string& name, StepKey* key);
   static int readPid(const std::filesystem::path& dir);
+  // Runs the Epilog of a claimed job record on a detached thread once the
+  // job's steps are gone (at most the script timeout later).
+  void finishInBackground(uint64_t jobId, std::filesystem::path claimedRecord);
+
+  // Shared with the Epilog threads, which may outlive a call.
+  struct DrainReasons {
+    mutable std::mutex mutex;
+    std::vector<std::string> reasons;
+  };
 
   LauncherOptions options_;
   std::mutex mutex_;
   std::mutex jobRecordMutex_;  // launches and job ends: the job record and the Prolog
+  std::shared_ptr<DrainReasons> drainReasons_ = std::make_shared<DrainReasons>();
 };
 
 }  // namespace gantry::agent

@@ -85,12 +85,15 @@ void ControllerLink::sendHeartbeat() {
     step->set_job_id(key.jobId);
     step->set_step_id(key.stepId);
   }
+  std::vector<std::string> drains = launcher_.drainReasons();
+  for (const auto& reason : drains) request.add_drain_reasons(reason);
   v1::HeartbeatResponse response;
   grpc::Status status = stub_->Heartbeat(context->get(), request, &response);
   if (!status.ok()) {
     spdlog::debug("heartbeat failed: {}", status.error_message());
     return;
   }
+  launcher_.forgetDrainReasons(drains.size());
   if (response.reregister()) registered_ = false;
   terminateOrphans(response.orphan_jobs());
 }

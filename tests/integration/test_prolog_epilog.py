@@ -71,3 +71,25 @@ def test_a_failing_prolog_drains_the_node_and_requeues_the_job(cluster_factory, 
     assert lines_of(epilog_out) == []
     log = (cluster.root / "gantryd-n1.log").read_text()
     assert "cannot prepare the node" in log
+
+
+def test_a_failing_epilog_drains_the_node_and_a_restarted_agent_finishes_pending_ones(cluster_factory, tmp_path):
+    epilog = write_script(tmp_path / "epilog.sh", "echo cleanup went wrong; exit 3")
+    cluster = cluster_factory(nodes=[dict(GPU_NODE)], gres_conf=GRES_CONF, extra_conf=f"Epilog={epilog}")
+    job = cluster.sbatch("--wrap", "true")
+    assert cluster.wait_job(job) == "COMPLETED"
+    wait_for(lambda: "epilog failed" in cluster.cli("sinfo", "-R", "-h", "-o", "%E").stdout,
+             timeout=30, what="the failed epilog to drain the node")
+    assert "DRAIN" in cluster.nodes_json()[0]["state"]
+
+    # An Epilog claimed but not run when the agent stopped runs after its restart.
+    cluster.cli("scontrol", "update", "NodeName=g1", "State=RESUME")
+    write_script(epilog, f"echo $SLURM_JOB_ID >> {tmp_path / 'late.out'}")
+    cluster.kill_agent("g1")
+    record = cluster.root / "spool" / "g1" / "jobs" / "4242.ending"
+    record.mkdir(parents=True)
+    (record / "spec.json").write_text('{"job_id": 4242, "step_id": "batch", "uid": 0, "gid": 0, '
+                                      '"user": "root", "work_dir": "/", "node_name": "g1"}')
+    cluster.start_agent("g1")
+    wait_for(lambda: lines_of(tmp_path / "late.out") == ["4242"], timeout=30, what="the left-over epilog")
+    wait_for(lambda: not record.exists(), what="the record to be removed")

@@ -340,3 +340,18 @@ TEST_CASE("the highest device memory a step reports is kept per node and region"
   REQUIRE(job.dmem_peak_bytes().count(node + ":nvidia/0000:01:00/vidmem") == 1);
   CHECK(job.dmem_peak_bytes().at(node + ":nvidia/0000:01:00/vidmem") == 3'000'000'000);
 }
+
+TEST_CASE("a problem reported with a heartbeat drains the node with that reason") {
+  Harness h;
+  h.registerNodes();
+  v1::HeartbeatRequest beat;
+  beat.set_node_name("n2");
+  beat.add_drain_reasons("job 9: epilog failed: exit 3");
+  REQUIRE(h.await<v1::HeartbeatResponse>([&](auto reply) { h.core->heartbeat(beat, reply); }).ok());
+  v1::ListNodesRequest request;
+  request.add_names("n2");
+  auto nodes = h.await<v1::ListNodesResponse>([&](auto reply) { h.core->listNodes(request, reply); });
+  REQUIRE(nodes.ok());
+  CHECK(nodes->nodes(0).state() == "IDLE+DRAIN");
+  CHECK(nodes->nodes(0).reason() == "job 9: epilog failed: exit 3");
+}
