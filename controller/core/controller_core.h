@@ -76,6 +76,14 @@ class ControllerCore {
 
   bool isAdministrator(const auth::Identity& caller) const;
 
+  // Runs one scheduling pass now and reports what it did (for benchmarks
+  // and tests; the core also runs passes on its own).
+  struct SchedulePassReport {
+    size_t pending = 0;  // jobs the pass considered
+    size_t started = 0;  // jobs it started
+  };
+  void schedulePass(Reply<SchedulePassReport> reply);
+
   // Applies a freshly loaded gantry.conf (reconfigure.cpp): partitions,
   // limits and node definitions change in place; new nodes are added.
   // Refused, keeping the running configuration, when a node would disappear

@@ -24,6 +24,22 @@ void ControllerCore::requestSchedule() {
   });
 }
 
+void ControllerCore::schedulePass(Reply<SchedulePassReport> reply) {
+  onStrand([this, reply = std::move(reply)] {
+    SchedulePassReport report;
+    size_t runningBefore = 0;
+    for (const auto& [id, entry] : jobs_) {
+      if (entry.job.state() == v1::PENDING && !entry.job.spec().hold()) ++report.pending;
+      if (entry.holdsResources) ++runningBefore;
+    }
+    schedule();
+    size_t runningAfter = 0;
+    for (const auto& [id, entry] : jobs_) runningAfter += entry.holdsResources ? 1 : 0;
+    report.started = runningAfter - runningBefore;
+    reply(report);
+  });
+}
+
 void ControllerCore::schedule() {
   if (stopped_) return;
   // Pending jobs in priority order, then submission order. A job that does
