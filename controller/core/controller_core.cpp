@@ -1,112 +1,163 @@
-// ControllerCore: construction, recovery from the store at start, and the
-// periodic checks (time limits, heartbeats, forgetting old jobs).
+// ControllerCore: construction, recovery from the store at start, the
+// periodic checks (time limits, heartbeats, forgetting old jobs), and the
+// one path every change takes: an event through the lifecycle, its effects
+// through the executor.
 #include "controller/core/controller_core.h"
 
-#include <csignal>
 #include <spdlog/spdlog.h>
 
+#include "controller/core/select_info.h"
+#include "controller/rpc/views.h"
 
 namespace gantry::core {
+
+namespace {
+
+std::string upper(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+NodeAdminState adminStateFrom(const std::string& text) {
+  std::string state = upper(text);
+  if (state == "DOWN") return NodeAdminState::Down;
+  if (state == "DRAIN") return NodeAdminState::Drain;
+  return NodeAdminState::None;
+}
+
+}  // namespace
 
 ControllerCore::ControllerCore(boost::asio::io_context& io, CoreOptions options)
     : io_(io),
       strand_(boost::asio::make_strand(io)),
-      timer_(strand_),
       options_(options),
       conf_(*options.conf),
-      cluster_(select::ClusterOptions{.allocateByCpu = options.conf->select.crCpu,
-                                      .allowSpecResourcesUsage = options.conf->allowSpecResourcesUsage,
-                                      .multipleSharingGresPj = options.conf->select.multipleSharingGresPj}) {}
-
+      ownTimers_(options.timers == nullptr ? std::make_unique<AsioTimerQueue>(strand_) : nullptr),
+      timers_(options.timers != nullptr ? options.timers : ownTimers_.get()),
+      state_(*options.conf),
+      executor_(state_, *options.store, *options.agents, *timers_,
+                EffectExecutor::Hooks{
+                    .post = [this](std::function<void()> work) { onStrand(std::move(work)); },
+                    .jobEvent =
+                        [this](uint64_t id, JobEvent event) {
+                          if (JobRecord* job = state_.findJob(id)) (void)applyJob(*job, event);
+                        },
+                    .nodeEvent =
+                        [this](const std::string& name, NodeEvent event) {
+                          if (NodeRecord* node = state_.findNode(name)) applyNode(*node, event);
+                        },
+                    .stepNotStarted =
+                        [this](uint64_t job, uint32_t step, const std::string& node, const std::string& why) {
+                          stepEndedOnNode(job, step, node, 1, why);
+                        },
+                    .schedule = [this] { requestSchedule(); }}) {}
 
 int64_t ControllerCore::now() const { return toUnixSeconds(options_.clock->now()); }
-
-bool ControllerCore::isTerminal(v1::JobState state) const {
-  return state == v1::COMPLETED || state == v1::FAILED || state == v1::CANCELLED ||
-         state == v1::TIMEOUT || state == v1::NODE_FAIL;
-}
 
 bool ControllerCore::isAdministrator(const auth::Identity& caller) const {
   return caller.uid == 0 || caller.uid == options_.slurmUserUid;
 }
 
+Result<Ok> ControllerCore::applyJob(JobRecord& job, const JobEvent& event,
+                                    std::function<void(const Status&)> persisted) {
+  auto effects = onJobEvent(job, event, now(), policy());
+  if (!effects) return Error{effects.failure()};
+  executor_.execute(*effects, std::move(persisted));
+  return Ok{};
+}
+
+void ControllerCore::applyNode(NodeRecord& node, const NodeEvent& event) {
+  executor_.execute(onNodeEvent(node, event, now()));
+}
+
+void ControllerCore::loseJobsOn(NodeRecord& node, JobReason why) {
+  for (uint64_t id : std::set<uint64_t>(node.jobs)) {
+    if (JobRecord* job = state_.findJob(id)) (void)applyJob(*job, job_event::NodeLost{node.conf.name, why});
+  }
+}
+
+// ---------------------------------------------------------------- start
+
+void ControllerCore::addConfiguredNode(const config::NodeConf& nodeConf) {
+  NodeRecord node;
+  node.conf = nodeConf;
+  node.addr = nodeConf.addr.empty() ? nodeConf.name : nodeConf.addr;
+  node.port = nodeConf.port != 0 ? nodeConf.port : conf_.slurmdPort;
+  node.selectIndex = state_.cluster.addNode(selectInfoFor(node));
+  state_.nodeIndex[node.conf.name] = state_.nodes.size();
+  state_.nodes.push_back(std::move(node));
+}
+
 Status ControllerCore::start() {
   startTime_ = now();
-  for (const auto& nodeConf : conf_.nodes) {
-    NodeEntry node;
-    node.conf = nodeConf;
-    node.addr = nodeConf.addr.empty() ? nodeConf.name : nodeConf.addr;
-    node.port = nodeConf.port != 0 ? nodeConf.port : conf_.slurmdPort;
-    node.selectIndex = cluster_.addNode(selectInfoFor(node));
-    nodeIndex_[node.conf.name] = nodes_.size();
-    nodes_.push_back(std::move(node));
-  }
-  for (auto& node : nodes_) {
+  for (const auto& nodeConf : conf_.nodes) addConfiguredNode(nodeConf);
+  for (auto& node : state_.nodes) {
     // A node configured DOWN or DRAIN starts that way.
-    std::string state = node.conf.state;
-    for (auto& c : state) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (state == "DOWN" || state == "DRAIN") {
-      node.adminState = state;
-      node.reason = "configured " + state;
+    NodeAdminState configured = adminStateFrom(node.conf.state);
+    if (configured != NodeAdminState::None) {
+      node.admin = configured;
+      node.reason = "configured " + std::string(toString(configured));
       node.reasonTime = startTime_;
     }
-    refreshSelectAvailability(node);
   }
-
+  state_.rebuildPartitions();
   auto snapshot = options_.store->load(now(), options_.keepFinishedSeconds);
-  if (!snapshot) return Error{snapshot.error()};
-  nextJobId_ = snapshot->maxJobId + 1;
-  for (const auto& admin : snapshot->nodes) {
-    if (NodeEntry* node = findNode(admin.name)) {
-      node->adminState = admin.state;
-      node->reason = admin.reason;
-      node->reasonUser = admin.user;
-      node->reasonTime = admin.reasonTime;
-      refreshSelectAvailability(*node);
-    }
-  }
-  for (const auto& job : snapshot->jobs) {
-    JobEntry entry;
-    entry.job = job;
-    uint64_t id = job.job_id();
-    if (!isTerminal(job.state()) && job.state() != v1::PENDING) {
-      // Re-attach: the job keeps running on its agents; hold its resources
-      // again so nothing else is placed on them.
-      for (const auto& alloc : job.allocation()) {
-        NodeEntry* node = findNode(alloc.node());
-        if (node == nullptr) continue;
-        select::NodeGrant grant;
-        grant.node = node->selectIndex;
-        grant.cores.assign(alloc.cores().begin(), alloc.cores().end());
-        grant.memoryMb = alloc.memory_mb();
-        grant.devices.assign(alloc.devices().begin(), alloc.devices().end());
-        grant.cpus.assign(alloc.cpus().begin(), alloc.cpus().end());
-        grant.tasks = alloc.tasks();
-        for (const auto& share : alloc.shares()) {
-          grant.shares.push_back({.name = share.name(), .device = share.device(), .count = share.count()});
-        }
-        entry.allocation.nodes.push_back(std::move(grant));
-      }
-      holdResources(entry);
-    }
-    jobs_.emplace(id, std::move(entry));
-  }
-  timer_.expires_after(options_.tick);
-  timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (!ec) tick();
-  });
+  if (!snapshot) return Error{snapshot.failure()};
+  recover(*snapshot);
+  armTick();
   requestSchedule();
   return okStatus();
+}
+
+void ControllerCore::recover(const store::Snapshot& snapshot) {
+  state_.nextJobId = snapshot.maxJobId + 1;
+  // Nodes first, with the hardware of their last registration, so that the
+  // allocations recovered below land on the devices they really hold.
+  for (const auto& saved : snapshot.nodes) {
+    if (NodeRecord* node = state_.findNode(saved.name)) {
+      node->admin = adminStateFrom(saved.state);
+      node->reason = saved.reason;
+      node->reasonUser = saved.user;
+      node->reasonTime = saved.reasonTime;
+    }
+  }
+  for (const auto& [name, hardware] : snapshot.nodeHardware) {
+    NodeRecord* node = state_.findNode(name);
+    if (node == nullptr || !node->hardware.ParseFromString(hardware)) continue;
+    node->hardwareKnown = true;
+    state_.cluster.replaceNode(node->selectIndex, selectInfoFor(*node));
+  }
+  auto indexOf = [this](const std::string& name) {
+    const NodeRecord* node = state_.findNode(name);
+    return node == nullptr ? -1 : node->selectIndex;
+  };
+  for (const auto& stored : snapshot.jobs) {
+    JobRecord job = views::jobFromWire(stored, indexOf);
+    uint64_t id = job.id;
+    auto [it, inserted] = state_.jobs.emplace(id, std::move(job));
+    JobRecord& record = it->second;
+    if (!isEnded(record.state) && record.state != JobState::Pending) {
+      // Re-attach: the job keeps running on its agents; hold its resources
+      // again so nothing else is placed on them.
+      record.holdsResources = true;
+      executor_.holdResources(record);
+    }
+  }
+  for (auto& node : state_.nodes) executor_.refreshNode(node, false);
 }
 
 void ControllerCore::stop() {
   onStrand([this] {
     stopped_ = true;
-    timer_.cancel();
+    timers_->cancel(tickTimer_);
   });
 }
 
 // ---------------------------------------------------------------- periodic
+
+void ControllerCore::armTick() {
+  tickTimer_ = timers_->after(options_.tick, [this] { onStrand([this] { tick(); }); });
+}
 
 void ControllerCore::tick() {
   if (stopped_) return;
@@ -114,55 +165,43 @@ void ControllerCore::tick() {
   checkHeartbeats();
   forgetOldJobs();
   schedule();
-  timer_.expires_after(options_.tick);
-  timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (!ec) tick();
-  });
+  armTick();
 }
 
 void ControllerCore::checkTimeLimits() {
   int64_t t = now();
-  for (auto& [id, entry] : jobs_) {
-    v1::Job& job = entry.job;
-    if (job.state() != v1::RUNNING || job.time_limit_seconds() <= 0) continue;
-    int64_t ran = job.pre_suspend_seconds() + (t - job.start_time());
-    if (ran >= job.time_limit_seconds()) {
-      endJob(entry, v1::TIMEOUT, "TimeLimit", 0, SIGTERM);
-    }
+  for (auto& [id, job] : state_.jobs) {
+    if (job.state != JobState::Running || job.timeLimitSeconds <= 0) continue;
+    if (job.runSeconds(t) >= job.timeLimitSeconds) (void)applyJob(job, job_event::TimeLimitReached{});
   }
 }
 
 void ControllerCore::checkHeartbeats() {
   int64_t t = now();
-  for (auto& node : nodes_) {
+  for (auto& node : state_.nodes) {
     int64_t last = node.registered ? node.lastHeartbeat : startTime_;
     if (node.notResponding || t - last < conf_.slurmdTimeoutSec) continue;
-    node.notResponding = true;
-    node.reasonTime = t;
-    refreshSelectAvailability(node);
-    for (uint64_t id : std::set<uint64_t>(node.jobs)) {
-      auto found = jobs_.find(id);
-      if (found == jobs_.end() || isTerminal(found->second.job.state())) continue;
-      for (const auto& alloc : found->second.job.allocation()) {
-        if (NodeEntry* other = findNode(alloc.node()); other != nullptr && other != &node) {
-          options_.agents->terminateJob(addressOf(*other), id, {});
-        }
-      }
-      requeueJob(found->second, "Node " + node.conf.name + " not responding");
-    }
+    applyNode(node, node_event::HeartbeatMissed{});
+    loseJobsOn(node, JobReason::NodeNotResponding);
   }
 }
 
 void ControllerCore::forgetOldJobs() {
+  int64_t keep = options_.keepFinishedSeconds;
+  if (keep <= 0) return;  // MinJobAge=0: ended jobs stay
   int64_t t = now();
-  for (auto it = jobs_.begin(); it != jobs_.end();) {
-    const v1::Job& job = it->second.job;
-    if (isTerminal(job.state()) && job.end_time() + options_.keepFinishedSeconds < t) {
-      it = jobs_.erase(it);
+  for (auto it = state_.jobs.begin(); it != state_.jobs.end();) {
+    const JobRecord& job = it->second;
+    if (isEnded(job.state) && job.endTime + keep < t) {
+      it = state_.jobs.erase(it);
     } else {
       ++it;
     }
   }
+}
+
+void ControllerCore::unacknowledgedNodeCommands(Reply<size_t> reply) {
+  onStrand([this, reply = std::move(reply)] { reply(executor_.unacknowledged()); });
 }
 
 }  // namespace gantry::core

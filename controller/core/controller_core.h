@@ -11,7 +11,6 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <functional>
 #include <map>
@@ -24,7 +23,11 @@
 #include "common/config/gantry_conf.h"
 #include "common/util/clock.h"
 #include "common/util/result.h"
+#include "common/util/timer.h"
 #include "controller/core/agent_gateway.h"
+#include "controller/core/core_state.h"
+#include "controller/core/effects.h"
+#include "controller/core/lifecycle.h"
 #include "controller/select/cluster.h"
 #include "controller/store/job_store.h"
 #include "gantry/v1/controller.pb.h"
@@ -38,6 +41,8 @@ struct CoreOptions {
   const Clock* clock = nullptr;
   store::JobStore* store = nullptr;
   AgentGateway* agents = nullptr;
+  // Periodic work and retries; null: real timers on the core's strand.
+  TimerQueue* timers = nullptr;
   uint32_t slurmUserUid = 0;          // may act as administrator besides root
   int64_t keepFinishedSeconds = 300;  // MinJobAge: how long ended jobs stay listed
   std::chrono::milliseconds tick{500};
@@ -90,100 +95,11 @@ class ControllerCore {
   // or a node in use would lose the CPUs or memory its jobs hold.
   void reconfigure(config::GantryConf fresh, Reply<Ok> reply);
 
- private:
-  struct JobEntry {
-    v1::Job job;
-    select::Allocation allocation;  // empty unless resources are held
-    bool holdsResources = false;
-    bool launchInFlight = false;
-  };
-  struct NodeEntry {
-    config::NodeConf conf;
-    int selectIndex = -1;
-    bool registered = false;
-    bool notResponding = false;
-    int64_t lastHeartbeat = 0;
-    std::string addr;
-    int port = 0;
-    std::string adminState;  // "", "DRAIN", "DOWN"
-    std::string reason, reasonUser;
-    int64_t reasonTime = 0;
-    std::vector<std::string> registrationErrors;  // drain reasons from the last registration
-    v1::NodeHardware hardware;
-    int allocCpus = 0;
-    uint64_t allocMemoryMb = 0;
-    std::set<uint64_t> jobs;
-  };
-
-  // Runs f on the strand.
-  template <typename F>
-  void onStrand(F&& f) {
-    boost::asio::post(strand_, std::forward<F>(f));
-  }
-
-  int64_t now() const;
-  bool isTerminal(v1::JobState state) const;
-  Result<select::Request> toSelectRequest(const v1::JobSpec& spec) const;
-  // sbatch --test-only: where and when the job would start; changes nothing.
-  v1::SubmitJobResponse testOnly(const select::Request& request, const select::PartitionView& view,
-                                 const config::PartitionConf& partition);
-  Result<const config::PartitionConf*> partitionFor(const v1::JobSpec& spec) const;
-  select::PartitionView partitionView(const config::PartitionConf& partition) const;
-  Result<int64_t> effectiveTimeLimit(const v1::JobSpec& spec,
-                                     const config::PartitionConf& partition) const;
-  bool nodeSchedulable(const NodeEntry& node) const;
-  void refreshSelectAvailability(NodeEntry& node);
-  std::string nodeStateText(const NodeEntry& node) const;
-  select::NodeInfo selectInfoFor(const NodeEntry& node) const;
-
-  void requestSchedule();
-  void schedule();
-  void startJob(JobEntry& entry, select::Allocation allocation);
-  void launchBatch(uint64_t jobId);
-  // The GPUs (whole, or shares of one) a step on `node` gets from `grant`.
-  void addStepGpus(const NodeEntry& node, const select::NodeGrant& grant, v1::LaunchStepRequest& request) const;
-  // What every step on a node carries about the whole job there (for the
-  // per-job resctrl group): whole-node ownership and the job's GPUs.
-  void describeJobOnNode(const JobEntry& entry, int selectIndex, v1::LaunchStepRequest& request) const;
-  // Ends the job: state, reason, exit; its resources are released and its
-  // nodes told (they end leftover steps and run the Epilog).
-  void endJob(JobEntry& entry, v1::JobState state, const std::string& reason, int exitCode, int signal);
-  void requeueJob(JobEntry& entry, const std::string& reason);
-  void releaseResources(JobEntry& entry);
-  void drainNode(NodeEntry& node, const std::string& reason);
-  // Keeps the highest device memory use a step reports, per node and region.
-  void recordDmemPeaks(const v1::StepCompleteRequest& request);
-  void holdResources(JobEntry& entry);
-  void persist(const JobEntry& entry, std::function<void(const Status&)> done = {});
-  AgentAddress addressOf(const NodeEntry& node) const;
-  NodeEntry* findNode(const std::string& name);
-  void tick();
-  void checkTimeLimits();
-  void checkHeartbeats();
-  void forgetOldJobs();
-  v1::Node nodeView(const NodeEntry& node) const;
-
-  boost::asio::io_context& io_;
-  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
-  boost::asio::steady_timer timer_;
-  CoreOptions options_;
-  config::GantryConf& conf_;
-  select::Cluster cluster_;
-  std::map<uint64_t, JobEntry> jobs_;
-  std::vector<NodeEntry> nodes_;
-  std::map<std::string, size_t> nodeIndex_;
-  uint64_t nextJobId_ = 1;
-  bool scheduleRequested_ = false;
-  bool stopped_ = false;
-  int64_t startTime_ = 0;
-
-  // ---------------------------------------------------------------- steps
-  // Interactive steps (srun inside an allocation), in step_manager.cpp.
- public:
   // Places a step inside a running job with Cluster::selectStep and starts
   // it on every node of the step. A suspended job answers "Job step creation
   // temporarily disabled, retrying"; a step whose --exclusive resources are
-  // held by other steps answers "Requested nodes are busy": srun retries both.
+  // held by other steps answers "Requested nodes are busy": both NotNow, so
+  // srun retries. Steps are part of the job's durable record.
   void createStep(v1::CreateStepRequest request, auth::Identity caller,
                   Reply<v1::CreateStepResponse> reply);
   void getStep(v1::GetStepRequest request, Reply<v1::GetStepResponse> reply);
@@ -191,30 +107,65 @@ class ControllerCore {
   void completeAllocation(v1::CompleteAllocationRequest request, auth::Identity caller,
                           Reply<v1::CompleteAllocationResponse> reply);
 
+  // Node commands (terminate, suspend, resume) not yet acknowledged by their
+  // agents; for tests.
+  void unacknowledgedNodeCommands(Reply<size_t> reply);
+
  private:
-  struct StepEntry {
-    select::Allocation allocation;
-    std::set<std::string> nodesLeft;  // nodes that have not reported the end yet
-    int exitCode = 0;
-    std::string message;
-    bool ended() const { return nodesLeft.empty(); }
-  };
-  struct JobSteps {
-    uint32_t nextStepId = 0;
-    std::map<uint32_t, StepEntry> steps;
-  };
-  void launchInteractiveStep(uint64_t jobId, uint32_t stepId, const v1::CreateStepRequest& request);
-  // With PrologFlags=Contain: a `<job>.extern` step on every node of the
-  // job, holding its confinement until the job ends. Hook of startJob.
-  void launchExternSteps(uint64_t jobId);
+  // Runs f on the strand.
+  template <typename F>
+  void onStrand(F&& f) {
+    boost::asio::post(strand_, std::forward<F>(f));
+  }
+
+  int64_t now() const;
+  LifecyclePolicy policy() const { return LifecyclePolicy{.jobRequeue = conf_.jobRequeue}; }
+  // Applies an event to a job through the lifecycle and carries out what
+  // follows; `persisted` runs once the change is durable.
+  Result<Ok> applyJob(JobRecord& job, const JobEvent& event, std::function<void(const Status&)> persisted = {});
+  void applyNode(NodeRecord& node, const NodeEvent& event);
+  // Every job holding resources on a node that went away is requeued (or
+  // ends NODE_FAIL).
+  void loseJobsOn(NodeRecord& node, JobReason why);
+
+  void addConfiguredNode(const config::NodeConf& nodeConf);
+  void recover(const store::Snapshot& snapshot);
+  Result<select::Request> toSelectRequest(const v1::JobSpec& spec) const;
+  // sbatch --test-only: where and when the job would start; changes nothing.
+  v1::SubmitJobResponse testOnly(const select::Request& request, const select::PartitionView& view,
+                                 const config::PartitionConf& partition);
+  Result<const config::PartitionConf*> partitionFor(const v1::JobSpec& spec) const;
+  Result<int64_t> effectiveTimeLimit(const v1::JobSpec& spec, const config::PartitionConf& partition) const;
+  std::vector<std::string> registrationProblems(const NodeRecord& node, const v1::RegisterRequest& request) const;
+
+  void requestSchedule();
+  void schedule();
+  // Keeps the highest device memory use a step reports, per node and region.
+  void recordDmemPeaks(const v1::StepCompleteRequest& request);
+  void armTick();
+  void tick();
+  void checkTimeLimits();
+  void checkHeartbeats();
+  void forgetOldJobs();
+
+  // Steps (step_manager.cpp).
   void stepEndedOnNode(uint64_t jobId, uint32_t stepId, const std::string& node, int exitCode,
                        const std::string& message);
   // Hook of stepComplete for numbered steps; true when it handled the report.
   bool numberedStepComplete(const v1::StepCompleteRequest& request);
-  // Hook of endJob and requeueJob: the job's steps end with it.
-  void forgetSteps(uint64_t jobId) { steps_.erase(jobId); }
-  std::map<uint64_t, JobSteps> steps_;
-  // ---------------------------------------------------------------- end of steps
+
+  boost::asio::io_context& io_;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  CoreOptions options_;
+  config::GantryConf& conf_;
+  std::unique_ptr<TimerQueue> ownTimers_;  // when the caller gave none
+  TimerQueue* timers_ = nullptr;
+  CoreState state_;
+  EffectExecutor executor_;
+  TimerQueue::TimerId tickTimer_ = 0;
+  bool scheduleRequested_ = false;
+  bool stopped_ = false;
+  int64_t startTime_ = 0;
 };
 
 }  // namespace gantry::core

@@ -18,23 +18,12 @@ using detail::nodeListOf;
 Result<const config::PartitionConf*> ControllerCore::partitionFor(const v1::JobSpec& spec) const {
   if (spec.partition().empty()) {
     const config::PartitionConf* partition = conf_.defaultPartition();
-    if (partition == nullptr) return Error{"No partition specified or system default partition"};
+    if (partition == nullptr) return Error{ErrorCode::Invalid, "No partition specified or system default partition"};
     return partition;
   }
   const config::PartitionConf* partition = conf_.findPartition(spec.partition());
-  if (partition == nullptr) return Error{"invalid partition specified: " + spec.partition()};
+  if (partition == nullptr) return Error{ErrorCode::NotFound, "invalid partition specified: " + spec.partition()};
   return partition;
-}
-
-select::PartitionView ControllerCore::partitionView(const config::PartitionConf& partition) const {
-  select::PartitionView view;
-  for (const auto& name : partition.nodes) {
-    auto found = nodeIndex_.find(name);
-    if (found != nodeIndex_.end()) view.nodes.push_back(nodes_[found->second].selectIndex);
-  }
-  view.maxNodes = partition.maxNodes;
-  view.exclusive = partition.overSubscribe == config::OverSubscribeMode::Exclusive;
-  return view;
 }
 
 Result<int64_t> ControllerCore::effectiveTimeLimit(const v1::JobSpec& spec,
@@ -72,52 +61,49 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
             reply = std::move(reply)]() mutable {
     const v1::JobSpec& spec = request.spec();
     auto partition = partitionFor(spec);
-    if (!partition) return reply(Error{partition.error()});
+    if (!partition) return reply(Error{partition.failure()});
     if ((*partition)->state != "UP") {
-      return reply(Error{"Partition " + (*partition)->name + " is not accepting jobs (State=" +
-                         (*partition)->state + ")"});
+      return reply(Error{ErrorCode::NotNow, "Partition " + (*partition)->name + " is not accepting jobs (State=" +
+                                                (*partition)->state + ")"});
     }
     auto selectRequest = toSelectRequest(spec);
-    if (!selectRequest) return reply(Error{selectRequest.error()});
+    if (!selectRequest) return reply(Error{selectRequest.failure()});
     auto timeLimit = effectiveTimeLimit(spec, **partition);
-    if (!timeLimit) return reply(Error{timeLimit.error()});
-    select::PartitionView view = partitionView(**partition);
-    select::Outcome ever = cluster_.canEverRun(*selectRequest, view);
+    if (!timeLimit) return reply(Error{timeLimit.failure()});
+    const select::PartitionView* view = state_.partitionView((*partition)->name);
+    if (view == nullptr) return reply(Error{ErrorCode::Internal, "partition " + (*partition)->name + " has no node view"});
+    select::Outcome ever = state_.cluster.canEverRun(*selectRequest, *view);
     if (ever.verdict == select::Verdict::Never) {
-      return reply(Error{ever.reason.empty() ? kNotAvailable : ever.reason});
+      return reply(Error{ErrorCode::Never, ever.reason.empty() ? kNotAvailable : ever.reason});
     }
 
-    if (request.test_only()) {
-      return reply(testOnly(*selectRequest, view, **partition));
-    }
+    if (request.test_only()) return reply(testOnly(*selectRequest, *view, **partition));
 
     size_t active = 0;
-    for (const auto& [id, entry] : jobs_) active += isTerminal(entry.job.state()) ? 0 : 1;
+    for (const auto& [id, job] : state_.jobs) active += isEnded(job.state) ? 0 : 1;
     if (active >= static_cast<size_t>(conf_.maxJobCount)) {
-      return reply(Error{"Slurm temporarily unable to accept job, sleeping and retrying"});
+      return reply(Error{ErrorCode::NotNow, "Slurm temporarily unable to accept job, sleeping and retrying"});
     }
 
-    JobEntry entry;
-    v1::Job& job = entry.job;
-    job.set_job_id(nextJobId_++);
-    *job.mutable_spec() = spec;
-    job.mutable_spec()->set_partition((*partition)->name);
-    if (job.spec().name().empty()) job.mutable_spec()->set_name("sbatch");
-    job.set_user(caller.user);
-    job.set_uid(caller.uid);
-    job.set_gid(caller.gid);
-    job.set_state(v1::PENDING);
-    job.set_reason(spec.hold() ? "JobHeldUser" : "None");
-    job.set_submit_time(now());
-    job.set_time_limit_seconds(*timeLimit);
-    job.set_time_limit_minutes(*timeLimit < 0 ? -1 : (*timeLimit + 59) / 60);
-    uint64_t id = job.job_id();
-    auto [it, inserted] = jobs_.emplace(id, std::move(entry));
-    persist(it->second, [this, id, reply = std::move(reply)](const Status& status) {
+    JobRecord job;
+    job.id = state_.nextJobId++;
+    job.spec = spec;
+    job.spec.set_partition((*partition)->name);
+    if (job.spec.name().empty()) job.spec.set_name("sbatch");
+    job.user = caller.user;
+    job.uid = caller.uid;
+    job.gid = caller.gid;
+    job.state = JobState::Pending;
+    job.reason = spec.hold() ? JobReason::JobHeldUser : JobReason::None;
+    job.submitTime = now();
+    job.timeLimitSeconds = *timeLimit;
+    uint64_t id = job.id;
+    auto [it, inserted] = state_.jobs.emplace(id, std::move(job));
+    executor_.persistJob(it->second, [this, id, reply = std::move(reply)](const Status& status) {
       if (!status) {
         // Not durable, so not accepted: forget it again.
-        onStrand([this, id] { jobs_.erase(id); });
-        return reply(Error{"cannot store the job: " + status.error()});
+        onStrand([this, id] { state_.jobs.erase(id); });
+        return reply(Error{ErrorCode::Internal, "cannot store the job: " + status.error()});
       }
       v1::SubmitJobResponse response;
       response.set_job_id(id);
@@ -134,14 +120,14 @@ v1::SubmitJobResponse ControllerCore::testOnly(const select::Request& request,
   // limit is taken to run for a year, so it never makes room in the estimate.
   std::vector<select::RunningJob> running;
   int64_t t = now();
-  for (const auto& [id, entry] : jobs_) {
-    if (!entry.holdsResources) continue;
-    int64_t limit = entry.job.time_limit_seconds() > 0 ? entry.job.time_limit_seconds() : 365 * 86400;
-    running.push_back({.allocation = entry.allocation, .endTime = entry.job.start_time() + limit});
+  for (const auto& [id, job] : state_.jobs) {
+    if (!job.holdsResources) continue;
+    int64_t limit = job.timeLimitSeconds > 0 ? job.timeLimitSeconds : 365 * 86400;
+    running.push_back({.allocation = job.allocation, .endTime = t - job.runSeconds(t) + limit});
   }
-  select::StartEstimate estimate = cluster_.estimateStart(request, view, std::move(running), t);
+  select::StartEstimate estimate = state_.cluster.estimateStart(request, view, std::move(running), t);
   v1::SubmitJobResponse response;
-  std::string job = "Job " + std::to_string(nextJobId_);
+  std::string job = "Job " + std::to_string(state_.nextJobId);
   if (estimate.outcome.verdict != select::Verdict::Placed) {
     response.set_test_only_result(job + " cannot be placed in partition " + partition.name + " (" +
                                   estimate.outcome.reason + ")");
@@ -150,7 +136,7 @@ v1::SubmitJobResponse ControllerCore::testOnly(const select::Request& request,
   std::vector<std::string> names;
   int cpus = 0;
   for (const auto& grant : estimate.outcome.allocation.nodes) {
-    const select::NodeInfo& info = cluster_.node(grant.node);
+    const select::NodeInfo& info = state_.cluster.node(grant.node);
     names.push_back(info.name);
     cpus += cpusOf(grant, info);
   }
@@ -163,10 +149,6 @@ v1::SubmitJobResponse ControllerCore::testOnly(const select::Request& request,
                                 " processors on nodes " + nodeListOf(names) + " in partition " +
                                 partition.name);
   return response;
-}
-
-void ControllerCore::persist(const JobEntry& entry, std::function<void(const Status&)> done) {
-  options_.store->saveJob(entry.job, std::move(done));
 }
 
 }  // namespace gantry::core

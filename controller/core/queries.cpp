@@ -4,6 +4,7 @@
 #include <set>
 
 #include "controller/core/core_helpers.h"
+#include "controller/rpc/views.h"
 
 namespace gantry::core {
 
@@ -16,14 +17,13 @@ void ControllerCore::listJobs(v1::ListJobsRequest request, Reply<v1::ListJobsRes
     v1::ListJobsResponse response;
     std::set<uint64_t> ids(request.job_ids().begin(), request.job_ids().end());
     std::set<int> states(request.states().begin(), request.states().end());
-    for (const auto& [id, entry] : jobs_) {
-      const v1::Job& job = entry.job;
+    for (const auto& [id, job] : state_.jobs) {
       if (!ids.empty() && ids.count(id) == 0) continue;
-      if (!states.empty() && states.count(job.state()) == 0) continue;
-      if (!request.user().empty() && job.user() != request.user()) continue;
+      if (!states.empty() && states.count(views::toWire(job.state)) == 0) continue;
+      if (!request.user().empty() && job.user != request.user()) continue;
       // Ended jobs are listed when asked for by id or explicitly.
-      if (isTerminal(job.state()) && ids.empty() && !request.include_finished()) continue;
-      *response.add_jobs() = job;
+      if (isEnded(job.state) && ids.empty() && !request.include_finished()) continue;
+      *response.add_jobs() = views::jobToWire(job, state_.cluster, request.include_steps());
     }
     reply(std::move(response));
   });
@@ -38,12 +38,12 @@ void ControllerCore::listNodes(v1::ListNodesRequest request, Reply<v1::ListNodes
       if (!expanded) return reply(Error{expanded.error()});
       names.insert(expanded->begin(), expanded->end());
     }
-    for (const auto& node : nodes_) {
+    for (const auto& node : state_.nodes) {
       if (!names.empty() && names.count(node.conf.name) == 0) continue;
-      *response.add_nodes() = nodeView(node);
+      *response.add_nodes() = views::nodeToWire(node, state_);
     }
     if (!names.empty() && response.nodes_size() == 0) {
-      return reply(Error{"Node " + *names.begin() + " not found"});
+      return reply(Error{ErrorCode::NotFound, "Node " + *names.begin() + " not found"});
     }
     reply(std::move(response));
   });
@@ -66,8 +66,7 @@ void ControllerCore::listPartitions(v1::ListPartitionsRequest request,
       view->set_state(partition.state);
       int cpus = 0;
       for (const auto& name : partition.nodes) {
-        auto found = nodeIndex_.find(name);
-        if (found != nodeIndex_.end()) cpus += nodes_[found->second].conf.cpus;
+        if (const NodeRecord* node = state_.findNode(name)) cpus += node->conf.cpus;
       }
       view->set_total_cpus(cpus);
       view->set_total_nodes(static_cast<int>(partition.nodes.size()));
@@ -81,7 +80,7 @@ void ControllerCore::listPartitions(v1::ListPartitionsRequest request,
       view->set_preempt_mode(partition.preemptMode);
     }
     if (!names.empty() && response.partitions_size() == 0) {
-      return reply(Error{"Partition " + *names.begin() + " not found"});
+      return reply(Error{ErrorCode::NotFound, "Partition " + *names.begin() + " not found"});
     }
     reply(std::move(response));
   });

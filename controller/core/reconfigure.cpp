@@ -3,21 +3,23 @@
 #include <spdlog/spdlog.h>
 
 #include "controller/core/controller_core.h"
+#include "controller/core/select_info.h"
 
 namespace gantry::core {
 
 void ControllerCore::reconfigure(config::GantryConf fresh, Reply<Ok> reply) {
   onStrand([this, fresh = std::move(fresh), reply = std::move(reply)]() mutable {
     // Check everything before changing anything.
-    for (const auto& node : nodes_) {
+    for (const auto& node : state_.nodes) {
       const config::NodeConf* next = fresh.findNode(node.conf.name);
       if (next == nullptr) {
-        return reply(Error{"node " + node.conf.name +
-                           " is no longer configured; removing nodes needs a controller restart"});
+        return reply(Error{ErrorCode::NotNow, "node " + node.conf.name +
+                                                  " is no longer configured; removing nodes needs a controller restart"});
       }
       if (!node.jobs.empty() && (next->cpus < node.allocCpus || next->realMemoryMb < node.allocMemoryMb)) {
-        return reply(Error{"node " + node.conf.name + " has jobs using more CPUs or memory than the new "
-                           "configuration gives it"});
+        return reply(Error{ErrorCode::NotNow, "node " + node.conf.name +
+                                                  " has jobs using more CPUs or memory than the new "
+                                                  "configuration gives it"});
       }
     }
     if (fresh.select.crCpu != conf_.select.crCpu) {
@@ -25,16 +27,10 @@ void ControllerCore::reconfigure(config::GantryConf fresh, Reply<Ok> reply) {
     }
     conf_ = std::move(fresh);
     for (const auto& nodeConf : conf_.nodes) {
-      NodeEntry* node = findNode(nodeConf.name);
+      NodeRecord* node = state_.findNode(nodeConf.name);
       if (node == nullptr) {
-        NodeEntry added;
-        added.conf = nodeConf;
-        added.addr = nodeConf.addr.empty() ? nodeConf.name : nodeConf.addr;
-        added.port = nodeConf.port != 0 ? nodeConf.port : conf_.slurmdPort;
-        added.selectIndex = cluster_.addNode(selectInfoFor(added));
-        nodeIndex_[nodeConf.name] = nodes_.size();
-        nodes_.push_back(std::move(added));
-        refreshSelectAvailability(nodes_.back());
+        addConfiguredNode(nodeConf);
+        executor_.refreshNode(state_.nodes.back(), false);
         continue;
       }
       node->conf = nodeConf;
@@ -42,9 +38,9 @@ void ControllerCore::reconfigure(config::GantryConf fresh, Reply<Ok> reply) {
         node->addr = nodeConf.addr.empty() ? nodeConf.name : nodeConf.addr;
         node->port = nodeConf.port != 0 ? nodeConf.port : conf_.slurmdPort;
       }
-      cluster_.replaceNode(node->selectIndex, selectInfoFor(*node));
-      refreshSelectAvailability(*node);
+      executor_.refreshNode(*node, true);
     }
+    state_.rebuildPartitions();
     spdlog::info("reconfigure: {} nodes, {} partitions", conf_.nodes.size(), conf_.partitions.size());
     requestSchedule();
     reply(Ok{});

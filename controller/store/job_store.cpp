@@ -53,6 +53,7 @@ Status JobStore::open(const std::string& path) {
            "CREATE INDEX IF NOT EXISTS jobs_by_end ON jobs(state, end_time)",
            "CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, state TEXT NOT NULL,"
            " reason TEXT NOT NULL, user TEXT NOT NULL, reason_time INTEGER NOT NULL)",
+           "CREATE TABLE IF NOT EXISTS node_hardware (name TEXT PRIMARY KEY, record BLOB NOT NULL)",
        }) {
     if (auto status = exec(db_, sql); !status) return Error{path + ": " + status.error()};
   }
@@ -93,12 +94,20 @@ Result<Snapshot> JobStore::load(int64_t now, int64_t keepFinishedSeconds) const 
                                             .user = text(3),
                                             .reasonTime = sqlite3_column_int64(nodes.get(), 4)});
   }
+  Statement hardware(db_, "SELECT name, record FROM node_hardware");
+  while (hardware && sqlite3_step(hardware.get()) == SQLITE_ROW) {
+    const unsigned char* name = sqlite3_column_text(hardware.get(), 0);
+    const char* blob = static_cast<const char*>(sqlite3_column_blob(hardware.get(), 1));
+    int size = sqlite3_column_bytes(hardware.get(), 1);
+    snapshot.nodeHardware[name ? reinterpret_cast<const char*>(name) : ""] =
+        blob != nullptr ? std::string(blob, static_cast<size_t>(size)) : std::string();
+  }
   return snapshot;
 }
 
 void JobStore::saveJob(const v1::Job& job, Callback done) {
   Pending pending;
-  pending.isJob = true;
+  pending.kind = Pending::Kind::Job;
   pending.jobId = job.job_id();
   pending.jobBlob = job.SerializeAsString();
   pending.jobState = job.state();
@@ -111,8 +120,19 @@ void JobStore::saveJob(const v1::Job& job, Callback done) {
 
 void JobStore::saveNode(const NodeAdminState& node, Callback done) {
   Pending pending;
-  pending.isJob = false;
+  pending.kind = Pending::Kind::Node;
   pending.node = node;
+  pending.done = std::move(done);
+  std::lock_guard lock(mutex_);
+  queue_.push_back(std::move(pending));
+  wake_.notify_one();
+}
+
+void JobStore::saveNodeHardware(const std::string& node, std::string hardware, Callback done) {
+  Pending pending;
+  pending.kind = Pending::Kind::Hardware;
+  pending.node.name = node;
+  pending.hardware = std::move(hardware);
   pending.done = std::move(done);
   std::lock_guard lock(mutex_);
   queue_.push_back(std::move(pending));
@@ -172,14 +192,22 @@ Status JobStore::writeBatch(std::deque<Pending>& batch) {
                     "INSERT INTO nodes(name, state, reason, user, reason_time) VALUES(?,?,?,?,?) "
                     "ON CONFLICT(name) DO UPDATE SET state=excluded.state, "
                     "reason=excluded.reason, user=excluded.user, reason_time=excluded.reason_time");
-  if (!putJob || !putNode) {
+  Statement putHardware(db_,
+                        "INSERT INTO node_hardware(name, record) VALUES(?,?) "
+                        "ON CONFLICT(name) DO UPDATE SET record=excluded.record");
+  if (!putJob || !putNode || !putHardware) {
     (void)exec(db_, "ROLLBACK");
     return Error{std::string("sqlite: ") + sqlite3_errmsg(db_)};
   }
   for (const auto& pending : batch) {
-    sqlite3_stmt* stmt = pending.isJob ? putJob.get() : putNode.get();
+    sqlite3_stmt* stmt = pending.kind == Pending::Kind::Job    ? putJob.get()
+                         : pending.kind == Pending::Kind::Node ? putNode.get()
+                                                               : putHardware.get();
     sqlite3_reset(stmt);
-    if (pending.isJob) {
+    if (pending.kind == Pending::Kind::Hardware) {
+      sqlite3_bind_text(stmt, 1, pending.node.name.c_str(), -1, SQLITE_STATIC);
+      sqlite3_bind_blob(stmt, 2, pending.hardware.data(), static_cast<int>(pending.hardware.size()), SQLITE_STATIC);
+    } else if (pending.kind == Pending::Kind::Job) {
       sqlite3_bind_int64(stmt, 1, static_cast<int64_t>(pending.jobId));
       sqlite3_bind_int(stmt, 2, pending.jobState);
       sqlite3_bind_int64(stmt, 3, pending.endTime);

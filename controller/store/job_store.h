@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -39,6 +40,9 @@ struct NodeAdminState {
 struct Snapshot {
   std::vector<v1::Job> jobs;
   std::vector<NodeAdminState> nodes;
+  // The hardware of each node's last registration (a serialized
+  // v1::NodeHardware), so recovered allocations land on the devices they held.
+  std::map<std::string, std::string> nodeHardware;
   uint64_t maxJobId = 0;
 };
 
@@ -62,6 +66,7 @@ class JobStore {
   // Queues a write; `done` runs once it is durable (or failed).
   void saveJob(const v1::Job& job, Callback done = {});
   void saveNode(const NodeAdminState& node, Callback done = {});
+  void saveNodeHardware(const std::string& node, std::string hardware, Callback done = {});
 
   // Blocks until everything queued so far is durable. For shutdown and tests.
   void flush();
@@ -72,12 +77,13 @@ class JobStore {
 
  private:
   struct Pending {
-    bool isJob = true;
+    enum class Kind { Job, Node, Hardware } kind = Kind::Job;
     uint64_t jobId = 0;
     std::string jobBlob;
     int jobState = 0;
     int64_t endTime = 0;
     NodeAdminState node;
+    std::string hardware;
     Callback done;
   };
 

@@ -1,0 +1,22 @@
+#include "controller/core/core_state.h"
+
+namespace gantry::core {
+
+void CoreState::rebuildPartitions() {
+  partitionViews.clear();
+  partitionsOfNode.assign(nodes.size(), {});
+  for (const auto& partition : conf.partitions) {
+    select::PartitionView view;
+    for (const auto& name : partition.nodes) {
+      auto found = nodeIndex.find(name);
+      if (found == nodeIndex.end()) continue;
+      view.nodes.push_back(nodes[found->second].selectIndex);
+      partitionsOfNode[found->second].push_back(partition.name);
+    }
+    view.maxNodes = partition.maxNodes;
+    view.exclusive = partition.overSubscribe == config::OverSubscribeMode::Exclusive;
+    partitionViews[partition.name] = std::move(view);
+  }
+}
+
+}  // namespace gantry::core

@@ -1,0 +1,58 @@
+// Everything the controller core knows, in one place: the records, the
+// selection Cluster that mirrors what they hold, and the running
+// configuration. The ControllerCore decides, the EffectExecutor applies;
+// both work on this state on the core's strand only.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/config/gantry_conf.h"
+#include "controller/core/records.h"
+#include "controller/select/cluster.h"
+
+namespace gantry::core {
+
+struct CoreState {
+  explicit CoreState(config::GantryConf& configuration)
+      : conf(configuration),
+        cluster(select::ClusterOptions{.allocateByCpu = configuration.select.crCpu,
+                                       .allowSpecResourcesUsage = configuration.allowSpecResourcesUsage,
+                                       .multipleSharingGresPj = configuration.select.multipleSharingGresPj}) {}
+
+  config::GantryConf& conf;
+  select::Cluster cluster;
+  std::map<uint64_t, JobRecord> jobs;
+  std::vector<NodeRecord> nodes;            // in gantry.conf order; never shrinks
+  std::map<std::string, size_t> nodeIndex;  // name -> position in nodes
+  uint64_t nextJobId = 1;
+  // Partition membership, rebuilt when the configuration or the node list
+  // changes (rebuildPartitions) so scheduling passes and node listings
+  // never rescan every partition's node list.
+  std::map<std::string, select::PartitionView> partitionViews;     // by partition name
+  std::vector<std::vector<std::string>> partitionsOfNode;          // by position in nodes
+
+  void rebuildPartitions();
+  const select::PartitionView* partitionView(const std::string& name) const {
+    auto found = partitionViews.find(name);
+    return found == partitionViews.end() ? nullptr : &found->second;
+  }
+
+  JobRecord* findJob(uint64_t id) {
+    auto found = jobs.find(id);
+    return found == jobs.end() ? nullptr : &found->second;
+  }
+  NodeRecord* findNode(const std::string& name) {
+    auto found = nodeIndex.find(name);
+    return found == nodeIndex.end() ? nullptr : &nodes[found->second];
+  }
+  const NodeRecord* findNode(const std::string& name) const {
+    auto found = nodeIndex.find(name);
+    return found == nodeIndex.end() ? nullptr : &nodes[found->second];
+  }
+  // The node record behind a selection index.
+  NodeRecord& nodeAt(int selectIndex) { return nodes[nodeIndex.at(cluster.node(selectIndex).name)]; }
+};
+
+}  // namespace gantry::core

@@ -1,0 +1,324 @@
+#include "controller/core/effects.h"
+
+#include <algorithm>
+#include <cctype>
+#include <spdlog/spdlog.h>
+
+#include "common/hostlist/hostlist.h"
+#include "controller/core/core_helpers.h"
+#include "controller/core/launch_request.h"
+#include "controller/core/select_info.h"
+#include "controller/rpc/views.h"
+
+namespace gantry::core {
+
+namespace {
+
+constexpr std::chrono::seconds kFirstRetry{1};
+constexpr std::chrono::seconds kLongestRetry{30};
+
+std::string toLower(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// PrologFlags=Contain (a comma-separated list, any case) asks for the
+// extern step.
+bool wantsExternStep(const config::GantryConf& conf) {
+  for (const auto& [key, value] : conf.entries) {
+    if (toLower(key) != "prologflags") continue;
+    std::string flags = "," + toLower(value) + ",";
+    if (flags.find(",contain,") != std::string::npos) return true;
+  }
+  return false;
+}
+
+AgentAddress addressOf(const NodeRecord& node) {
+  return AgentAddress{.node = node.conf.name, .addr = node.addr, .port = node.port};
+}
+
+// The grants of a job's allocation that lie on one node.
+select::Allocation sliceOn(const JobRecord& job, int selectIndex) {
+  select::Allocation slice;
+  for (const auto& grant : job.allocation.nodes) {
+    if (grant.node == selectIndex) slice.nodes.push_back(grant);
+  }
+  return slice;
+}
+
+}  // namespace
+
+EffectExecutor::EffectExecutor(CoreState& state, store::JobStore& store, AgentGateway& agents,
+                               TimerQueue& timers, Hooks hooks)
+    : state_(state), store_(store), agents_(agents), timers_(timers), hooks_(std::move(hooks)) {}
+
+void EffectExecutor::execute(const Effects& effects, std::function<void(const Status&)> persisted) {
+  size_t lastPersist = effects.size();
+  for (size_t i = 0; i < effects.size(); ++i) {
+    if (std::holds_alternative<PersistJob>(effects[i])) lastPersist = i;
+  }
+  auto launches = [&](uint64_t job) {
+    return std::any_of(effects.begin(), effects.end(), [job](const Effect& effect) {
+      const auto* launch = std::get_if<LaunchJob>(&effect);
+      return launch != nullptr && launch->job == job;
+    });
+  };
+  bool persistedRan = false;
+  for (size_t i = 0; i < effects.size(); ++i) {
+    const Effect& effect = effects[i];
+    if (const auto* persist = std::get_if<PersistJob>(&effect)) {
+      JobRecord* job = state_.findJob(persist->job);
+      if (job == nullptr) continue;
+      std::function<void(const Status&)> answer = i == lastPersist ? std::move(persisted) : nullptr;
+      persistedRan = persistedRan || i == lastPersist;
+      bool thenLaunch = launches(persist->job);
+      uint64_t id = persist->job;
+      int attempt = job->restartCount;
+      persistJob(*job, [this, id, attempt, thenLaunch, answer = std::move(answer)](const Status& status) {
+        if (thenLaunch) {
+          hooks_.post([this, id, attempt, status] {
+            JobRecord* job = state_.findJob(id);
+            if (job == nullptr || job->restartCount != attempt) return;
+            if (!status) return hooks_.jobEvent(id, job_event::StartNotStored{status.error()});
+            launch(id);
+          });
+        }
+        if (answer) answer(status);
+      });
+    } else if (const auto* hold = std::get_if<HoldResources>(&effect)) {
+      if (JobRecord* job = state_.findJob(hold->job)) {
+        supersede(job->id);
+        holdResources(*job);
+      }
+    } else if (const auto* release = std::get_if<ReleaseResources>(&effect)) {
+      if (JobRecord* job = state_.findJob(release->job)) releaseResources(*job);
+    } else if (const auto* launch = std::get_if<LaunchJob>(&effect)) {
+      bool persistedFirst = std::any_of(effects.begin(), effects.end(), [&](const Effect& e) {
+        const auto* p = std::get_if<PersistJob>(&e);
+        return p != nullptr && p->job == launch->job;
+      });
+      if (!persistedFirst) this->launch(launch->job);
+    } else if (const auto* terminate = std::get_if<TerminateOnNodes>(&effect)) {
+      toNodes(Command::Terminate, terminate->job, terminate->nodes);
+    } else if (const auto* suspend = std::get_if<SuspendOnNodes>(&effect)) {
+      toNodes(Command::Suspend, suspend->job, suspend->nodes);
+    } else if (const auto* resume = std::get_if<ResumeOnNodes>(&effect)) {
+      toNodes(Command::Resume, resume->job, resume->nodes);
+    } else if (const auto* signal = std::get_if<SignalOnNodes>(&effect)) {
+      toNodes(Command::Signal, signal->job, signal->nodes, signal->signal);
+    } else if (const auto* drain = std::get_if<DrainNode>(&effect)) {
+      hooks_.nodeEvent(drain->node, node_event::Drain{drain->reason});
+    } else if (const auto* persistNode = std::get_if<PersistNode>(&effect)) {
+      if (NodeRecord* node = state_.findNode(persistNode->node)) this->persistNode(*node);
+    } else if (const auto* refresh = std::get_if<RefreshNode>(&effect)) {
+      if (NodeRecord* node = state_.findNode(refresh->node)) refreshNode(*node, refresh->hardwareChanged);
+    } else if (std::holds_alternative<Schedule>(effect)) {
+      hooks_.schedule();
+    }
+  }
+  if (!persistedRan && persisted) persisted(okStatus());
+}
+
+// ---------------------------------------------------------------- resources
+
+void EffectExecutor::holdResources(JobRecord& job) {
+  state_.cluster.commit(job.allocation);
+  for (const auto& grant : job.allocation.nodes) {
+    NodeRecord& node = state_.nodeAt(grant.node);
+    node.allocCpus += detail::cpusOf(grant, state_.cluster.node(grant.node));
+    node.allocMemoryMb += grant.memoryMb;
+    node.jobs.insert(job.id);
+  }
+}
+
+void EffectExecutor::releaseResources(JobRecord& job) {
+  state_.cluster.release(job.allocation);
+  for (const auto& grant : job.allocation.nodes) {
+    NodeRecord& node = state_.nodeAt(grant.node);
+    node.allocCpus -= detail::cpusOf(grant, state_.cluster.node(grant.node));
+    node.allocMemoryMb -= std::min(node.allocMemoryMb, grant.memoryMb);
+    node.jobs.erase(job.id);
+  }
+}
+
+void EffectExecutor::refreshNode(NodeRecord& node, bool hardwareChanged) {
+  if (hardwareChanged) {
+    // Take what the node's jobs hold off the old view and lay it on the new
+    // one, so the devices a job holds stay held whatever the old view knew
+    // of them (before the first registration it may have known none).
+    std::vector<select::Allocation> held;
+    for (uint64_t id : node.jobs) {
+      if (const JobRecord* job = state_.findJob(id)) held.push_back(sliceOn(*job, node.selectIndex));
+    }
+    for (const auto& slice : held) state_.cluster.release(slice);
+    state_.cluster.replaceNode(node.selectIndex, selectInfoFor(node));
+    for (const auto& slice : held) state_.cluster.commit(slice);
+  }
+  state_.cluster.setAvailable(node.selectIndex, node.schedulable());
+}
+
+// ---------------------------------------------------------------- store
+
+void EffectExecutor::persistJob(const JobRecord& job, std::function<void(const Status&)> done) {
+  store_.saveJob(views::jobToWire(job, state_.cluster, true), std::move(done));
+}
+
+void EffectExecutor::persistNode(const NodeRecord& node, std::function<void(const Status&)> done) {
+  store::NodeAdminState saved{.name = node.conf.name,
+                              .state = std::string(toString(node.admin)),
+                              .reason = node.reason,
+                              .user = node.reasonUser,
+                              .reasonTime = node.reasonTime};
+  if (node.hardwareKnown) store_.saveNodeHardware(node.conf.name, node.hardware.SerializeAsString());
+  store_.saveNode(saved, std::move(done));
+}
+
+// ---------------------------------------------------------------- nodes
+
+void EffectExecutor::supersede(uint64_t job) {
+  for (auto it = latest_.lower_bound({job, std::string()}); it != latest_.end() && it->first.first == job;) {
+    it = latest_.erase(it);
+  }
+}
+
+void EffectExecutor::toNodes(Command command, uint64_t job, const std::vector<std::string>& nodes, int signal) {
+  for (const auto& node : nodes) {
+    if (command == Command::Signal) {
+      send(command, job, node, signal, 0, 0);  // best effort, never retried
+      continue;
+    }
+    uint64_t sequence = nextSequence_++;
+    latest_[{job, node}] = sequence;
+    send(command, job, node, signal, sequence, 0);
+  }
+}
+
+void EffectExecutor::send(Command command, uint64_t job, const std::string& nodeName, int signal,
+                          uint64_t sequence, int attempt) {
+  NodeRecord* node = state_.findNode(nodeName);
+  if (node == nullptr) {
+    latest_.erase({job, nodeName});
+    return;
+  }
+  if (command == Command::Signal) {
+    agents_.signalJob(addressOf(*node), job, signal, {});
+    return;
+  }
+  auto answered = [this, command, job, nodeName, sequence, attempt](const Status& status) {
+    hooks_.post([this, command, job, nodeName, sequence, attempt, status] {
+      auto newest = latest_.find({job, nodeName});
+      if (newest == latest_.end() || newest->second != sequence) return;  // superseded
+      if (status) {
+        latest_.erase(newest);
+        return;
+      }
+      auto delay = std::min<std::chrono::seconds>(kFirstRetry * (1 << std::min(attempt, 5)), kLongestRetry);
+      spdlog::warn("job {}: node {} did not acknowledge ({}); retrying in {} s", job, nodeName, status.error(),
+                   delay.count());
+      timers_.after(delay, [this, command, job, nodeName, sequence, attempt] {
+        hooks_.post([this, command, job, nodeName, sequence, attempt] {
+          auto still = latest_.find({job, nodeName});
+          if (still == latest_.end() || still->second != sequence) return;
+          send(command, job, nodeName, 0, sequence, attempt + 1);
+        });
+      });
+    });
+  };
+  AgentAddress to = addressOf(*node);
+  switch (command) {
+    case Command::Terminate: agents_.terminateJob(to, job, std::move(answered)); break;
+    case Command::Suspend: agents_.suspendJob(to, job, std::move(answered)); break;
+    case Command::Resume: agents_.resumeJob(to, job, std::move(answered)); break;
+    case Command::Signal: break;
+  }
+}
+
+// ---------------------------------------------------------------- launches
+
+void EffectExecutor::launch(uint64_t id) {
+  JobRecord* job = state_.findJob(id);
+  if (job == nullptr || job->state != JobState::Running) return;
+  launchBatch(*job);
+  launchExtern(*job);
+}
+
+void EffectExecutor::launchBatch(JobRecord& job) {
+  // A job without a script (salloc, srun outside a job) only holds its
+  // allocation; its steps come through createStep.
+  if (!job.isBatch() || job.allocation.nodes.empty()) {
+    job.launchInFlight = false;
+    return;
+  }
+  NodeRecord* node = state_.findNode(job.batchHost());
+  if (node == nullptr) return;
+  const select::NodeGrant& grant = job.allocation.nodes.front();
+  StepPlacement placement{.stepId = "batch",
+                          .grant = &grant,
+                          .nodeList = hostlist::compress(job.nodeNames),
+                          .nodeId = 0,
+                          .numNodes = static_cast<int>(job.nodeNames.size()),
+                          .ntasks = job.spec.ntasks() > 0 ? job.spec.ntasks() : 1,
+                          .tasksOnNode = 1,
+                          .firstTaskId = 0};
+  auto request = buildLaunchRequest(job, *node, state_.cluster.node(grant.node), placement);
+  uint64_t id = job.id;
+  int attempt = job.restartCount;
+  agents_.launchStep(addressOf(*node), std::move(request), [this, id, attempt](const Status& status) {
+    hooks_.post([this, id, attempt, status] {
+      JobRecord* job = state_.findJob(id);
+      // An answer for an earlier start of a requeued job changes nothing.
+      if (job == nullptr || job->restartCount != attempt) return;
+      hooks_.jobEvent(id, job_event::LaunchAnswered{status.ok(), status.ok() ? "" : status.error()});
+    });
+  });
+}
+
+void EffectExecutor::launchExtern(JobRecord& job) {
+  if (!wantsExternStep(state_.conf)) return;
+  for (size_t i = 0; i < job.allocation.nodes.size(); ++i) {
+    const select::NodeGrant& grant = job.allocation.nodes[i];
+    NodeRecord& node = state_.nodeAt(grant.node);
+    StepPlacement placement{.stepId = "extern",
+                            .grant = &grant,
+                            .nodeList = hostlist::compress(job.nodeNames),
+                            .nodeId = static_cast<int>(i),
+                            .numNodes = static_cast<int>(job.nodeNames.size()),
+                            .ntasks = 0,
+                            .tasksOnNode = 1};
+    // The extern step only holds the job's confinement; a node that cannot
+    // start it still runs the job's other steps.
+    agents_.launchStep(addressOf(node), buildLaunchRequest(job, node, state_.cluster.node(grant.node), placement), {});
+  }
+}
+
+void EffectExecutor::launchInteractive(const JobRecord& job, const StepRecord& step,
+                                       const v1::CreateStepRequest& request) {
+  int firstTask = 0;
+  std::string nodeList = hostlist::compress(step.nodes);
+  for (size_t i = 0; i < step.allocation.nodes.size(); ++i) {
+    const select::NodeGrant& grant = step.allocation.nodes[i];
+    NodeRecord& node = state_.nodeAt(grant.node);
+    StepPlacement placement{.stepId = std::to_string(step.id),
+                            .grant = &grant,
+                            .nodeList = nodeList,
+                            .nodeId = static_cast<int>(i),
+                            .numNodes = static_cast<int>(step.nodes.size()),
+                            .ntasks = step.ntasks,
+                            .tasksOnNode = grant.tasks,
+                            .firstTaskId = firstTask,
+                            .interactive = &request};
+    firstTask += grant.tasks;
+    uint64_t jobId = job.id;
+    uint32_t stepId = step.id;
+    std::string name = node.conf.name;
+    agents_.launchStep(addressOf(node), buildLaunchRequest(job, node, state_.cluster.node(grant.node), placement),
+                       [this, jobId, stepId, name](const Status& status) {
+                         if (status) return;
+                         hooks_.post([this, jobId, stepId, name, status] {
+                           hooks_.stepNotStarted(jobId, stepId, name, "launch failed on " + name + ": " + status.error());
+                         });
+                       });
+  }
+}
+
+}  // namespace gantry::core

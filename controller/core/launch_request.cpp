@@ -1,0 +1,142 @@
+#include "controller/core/launch_request.h"
+
+#include <algorithm>
+
+#include "controller/core/core_helpers.h"
+
+namespace gantry::core {
+
+namespace {
+
+// The registered record of a device (for its PCI address and dmem region),
+// found by its first device file.
+const v1::GresDevice* registeredRecord(const NodeRecord& node, const select::DeviceInfo& device) {
+  for (const auto& record : node.hardware.gres()) {
+    if (!device.files.empty() && record.files_size() > 0 && record.files(0) == device.files.front()) {
+      return &record;
+    }
+  }
+  return nullptr;
+}
+
+void addGpu(const NodeRecord& node, const select::NodeInfo& info, int index, const std::string& name,
+            uint64_t shares, uint64_t shareCount, v1::LaunchStepRequest& request) {
+  if (index < 0 || index >= static_cast<int>(info.devices.size())) return;
+  const select::DeviceInfo& device = info.devices[index];
+  v1::StepGpu* gpu = request.add_gpus();
+  gpu->set_index(index);
+  gpu->set_name(name);
+  gpu->set_type(device.type);
+  for (const auto& file : device.files) gpu->add_files(file);
+  gpu->set_uuid(device.uuid);
+  gpu->set_shares(shares);
+  gpu->set_share_count(shareCount);
+  if (const v1::GresDevice* record = registeredRecord(node, device)) {
+    gpu->set_pci_bus_id(record->pci_bus_id());
+    gpu->set_dmem_region(record->dmem_region());
+    gpu->set_dmem_slice_bytes(record->dmem_slice_bytes());
+    for (const auto& flag : record->flags()) {
+      if (flag == "amd_gpu_env" || record->files(0).find("/dri/") != std::string::npos) gpu->set_vendor("amd");
+    }
+  }
+  if (gpu->vendor().empty()) gpu->set_vendor("nvidia");
+}
+
+// The GPUs (whole, or shares of one) the step gets from its grant.
+void addStepGpus(const NodeRecord& node, const select::NodeInfo& info, const select::NodeGrant& grant,
+                 v1::LaunchStepRequest& request) {
+  for (int index : grant.devices) {
+    if (index >= 0 && index < static_cast<int>(info.devices.size())) {
+      addGpu(node, info, index, info.devices[index].name, 0, 0, request);
+    }
+  }
+  for (const auto& share : grant.shares) {
+    uint64_t count = 0;
+    if (share.device >= 0 && share.device < static_cast<int>(info.devices.size())) {
+      for (const auto& offered : info.devices[share.device].shared) {
+        if (offered.name == share.name) count = offered.count;
+      }
+    }
+    addGpu(node, info, share.device, share.name, share.count, count, request);
+  }
+}
+
+// What every step on a node carries about the whole job there (for the
+// per-job resctrl group): whole-node ownership and the job's GPUs.
+void describeJobOnNode(const JobRecord& job, int selectIndex, v1::LaunchStepRequest& request) {
+  for (const auto& grant : job.allocation.nodes) {
+    if (grant.node != selectIndex) continue;
+    request.set_job_whole_node(grant.wholeNode);
+    for (int device : grant.devices) request.add_job_gpu_indexes(device);
+    for (const auto& share : grant.shares) request.add_job_gpu_indexes(share.device);
+  }
+}
+
+// The job's memory on the node: a step divides it, it is not measured apart.
+uint64_t jobMemoryOn(const JobRecord& job, int selectIndex) {
+  for (const auto& grant : job.allocation.nodes) {
+    if (grant.node == selectIndex) return grant.memoryMb;
+  }
+  return 0;
+}
+
+}  // namespace
+
+v1::LaunchStepRequest buildLaunchRequest(const JobRecord& job, const NodeRecord& node,
+                                         const select::NodeInfo& info, const StepPlacement& step) {
+  const v1::JobSpec& spec = job.spec;
+  const select::NodeGrant& grant = *step.grant;
+  v1::LaunchStepRequest request;
+  request.set_job_id(job.id);
+  request.set_step_id(step.stepId);
+  request.set_job_name(spec.name());
+  request.set_uid(job.uid);
+  request.set_gid(job.gid);
+  request.set_user(job.user);
+  request.set_node_list(step.nodeList);
+  request.set_node_id(step.nodeId);
+  request.set_num_nodes(step.numNodes);
+  request.set_ntasks(step.ntasks);
+  request.set_tasks_on_node(step.tasksOnNode);
+  request.set_first_task_id(step.firstTaskId);
+  request.set_cpus_on_node(detail::cpusOf(grant, info));
+  for (int core : grant.cores) request.add_cores(core);
+  request.set_memory_mb(jobMemoryOn(job, node.selectIndex));
+  request.set_partition(spec.partition());
+  request.set_time_limit_seconds(std::max<int64_t>(job.timeLimitSeconds, 0));
+  describeJobOnNode(job, node.selectIndex, request);
+
+  if (step.stepId == "extern") {
+    // It runs nothing: it only holds the job's confinement on the node.
+    request.set_work_dir("/");
+    request.set_stdin_path("/dev/null");
+    request.set_stdout_pattern("/dev/null");
+    return request;
+  }
+  addStepGpus(node, info, grant, request);
+  if (step.interactive != nullptr) {
+    const v1::JobSpec& stepSpec = step.interactive->spec();
+    request.set_work_dir(stepSpec.work_dir().empty() ? spec.work_dir() : stepSpec.work_dir());
+    *request.mutable_argv() = step.interactive->argv();
+    request.set_stdin_path("/dev/null");
+    *request.mutable_environment() = stepSpec.environment();
+    request.set_submit_host(stepSpec.submit_host());
+    request.set_submit_dir(stepSpec.work_dir());
+    request.set_io_addr(step.interactive->io().addr());
+    request.set_io_port(step.interactive->io().port());
+    request.set_io_token(step.interactive->io().token());
+    request.set_io_pty(step.interactive->io().pty());
+    return request;
+  }
+  request.set_work_dir(spec.work_dir());
+  request.set_script(spec.script());
+  request.set_stdout_pattern(spec.stdout_pattern());
+  request.set_stderr_pattern(spec.stderr_pattern());
+  request.set_stdin_path(spec.stdin_path().empty() ? "/dev/null" : spec.stdin_path());
+  *request.mutable_environment() = spec.environment();
+  request.set_submit_host(spec.submit_host());
+  request.set_submit_dir(spec.work_dir());
+  return request;
+}
+
+}  // namespace gantry::core

@@ -1,0 +1,129 @@
+// The job and node lifecycles as pure functions: a record, an event and the
+// time in; the record changed and the effects that must follow out. No I/O,
+// no clock, no threads: the EffectExecutor (effects.h) carries the effects
+// out, and tests drive every transition from a table.
+//
+// What a transition may not do is refused with the record unchanged and an
+// Error whose kind says why (NotNow for a state that does not allow it,
+// Denied for a caller who may not).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "common/util/result.h"
+#include "controller/core/records.h"
+
+namespace gantry::core {
+
+// ---------------------------------------------------------------- effects
+
+// Make the job's record durable. The first effect of every transition that
+// changes a job.
+struct PersistJob { uint64_t job = 0; };
+// Mark the job's allocation used (or free) in the selection Cluster and on
+// its nodes' records.
+struct HoldResources { uint64_t job = 0; };
+struct ReleaseResources { uint64_t job = 0; };
+// Once the RUNNING record is durable, start the batch step (and the extern
+// steps of PrologFlags=Contain) on the job's nodes.
+struct LaunchJob { uint64_t job = 0; };
+// Node-bound work that must happen: retried until each agent acknowledges.
+// Terminating ends the job's steps there and runs the Epilog.
+struct TerminateOnNodes { uint64_t job = 0; std::vector<std::string> nodes; };
+struct SuspendOnNodes { uint64_t job = 0; std::vector<std::string> nodes; };
+struct ResumeOnNodes { uint64_t job = 0; std::vector<std::string> nodes; };
+// A user signal for the job's steps; best effort, like scancel -s.
+struct SignalOnNodes { uint64_t job = 0; std::vector<std::string> nodes; int signal = 0; };
+// Take the node out of service with a reason (a launch that failed there).
+struct DrainNode { std::string node; std::string reason; };
+// Make the node's administrative state durable.
+struct PersistNode { std::string node; };
+// The node's schedulability or hardware changed: refresh its selection view.
+struct RefreshNode { std::string node; bool hardwareChanged = false; };
+// Something was freed or became eligible: run a scheduling pass soon.
+struct Schedule {};
+
+using Effect = std::variant<PersistJob, HoldResources, ReleaseResources, LaunchJob, TerminateOnNodes,
+                            SuspendOnNodes, ResumeOnNodes, SignalOnNodes, DrainNode, PersistNode,
+                            RefreshNode, Schedule>;
+using Effects = std::vector<Effect>;
+
+// ---------------------------------------------------------------- job events
+
+namespace job_event {
+// The selection placed the pending job.
+struct Placed {
+  select::Allocation allocation;
+  std::vector<std::string> nodeNames;  // in grant order
+};
+// A pending job stays pending, for this reason.
+struct StillPending { JobReason reason = JobReason::Resources; std::string detail; };
+// The batch launch was answered.
+struct LaunchAnswered { bool ok = true; std::string error; };
+// The record saying RUNNING could not be stored; the job goes back.
+struct StartNotStored { std::string error; };
+// The batch script ended on its node.
+struct BatchEnded { int exitCode = 0; int signal = 0; std::string message; int64_t endTime = 0; };
+// A salloc/srun allocation was given back.
+struct AllocationCompleted { int exitCode = 0; };
+struct Cancelled {};
+struct TimeLimitReached {};
+// A node of the job was lost: stopped answering, set DOWN by an
+// administrator, or restarted without the batch step.
+struct NodeLost { std::string node; JobReason why = JobReason::NodeNotResponding; };
+struct Suspend {};
+struct Resume {};
+struct Hold { bool byAdmin = false; };
+struct Release {};
+}  // namespace job_event
+
+using JobEvent = std::variant<job_event::Placed, job_event::StillPending, job_event::LaunchAnswered,
+                              job_event::StartNotStored, job_event::BatchEnded,
+                              job_event::AllocationCompleted, job_event::Cancelled,
+                              job_event::TimeLimitReached, job_event::NodeLost, job_event::Suspend,
+                              job_event::Resume, job_event::Hold, job_event::Release>;
+
+// Settings the lifecycle decides with.
+struct LifecyclePolicy {
+  bool jobRequeue = true;  // JobRequeue: lost batch jobs are requeued unless --no-requeue
+};
+
+// Applies the event to the job. On an Error the record is unchanged and no
+// effect follows.
+Result<Effects> onJobEvent(JobRecord& job, const JobEvent& event, int64_t now,
+                           const LifecyclePolicy& policy = {});
+
+// ---------------------------------------------------------------- node events
+
+namespace node_event {
+// The agent registered with this hardware; `problems` are the drain reasons
+// the registration check found (empty when it passed).
+struct Registered {
+  std::string addr;
+  int port = 0;
+  v1::NodeHardware hardware;
+  std::vector<std::string> problems;
+};
+struct HeartbeatSeen { std::vector<std::string> drainReasons; };
+struct HeartbeatMissed {};
+// scontrol update NodeName=... State=...
+struct AdminUpdate {
+  enum class To { Drain, Down, Resume } to = To::Drain;
+  std::string reason;
+  std::string user;
+};
+// The controller takes the node out of service (a failed launch there).
+struct Drain { std::string reason; };
+}  // namespace node_event
+
+using NodeEvent = std::variant<node_event::Registered, node_event::HeartbeatSeen,
+                               node_event::HeartbeatMissed, node_event::AdminUpdate, node_event::Drain>;
+
+// Applies the event to the node. The jobs on a node that went away are the
+// caller's to end (through NodeLost), because that touches other records.
+Effects onNodeEvent(NodeRecord& node, const NodeEvent& event, int64_t now);
+
+}  // namespace gantry::core

@@ -1,0 +1,166 @@
+// The controller core's model: one record per job, node and step, with typed
+// states and reasons. The lifecycle (lifecycle.h) decides how they change;
+// the executor (effects.h) carries out what follows. Wire types appear here
+// only as opaque payloads the core passes on without deciding on them: the
+// job's submitted request (read by job_request.cpp for selection and by
+// launch_request.cpp for the step launcher) and the node's registered
+// hardware (read to build the selection view and the GPUs of a launch).
+//
+// Threading: records are owned by the ControllerCore and touched only on its
+// strand.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/config/gantry_conf.h"
+#include "common/gres/device.h"
+#include "controller/select/cluster.h"
+#include "gantry/v1/types.pb.h"
+
+namespace gantry::core {
+
+enum class JobState {
+  Pending,
+  Configuring,  // resources held, nodes being prepared (switch/lua, Prolog)
+  Running,
+  Suspended,    // stopped by an administrator or gang scheduling; keeps its resources
+  Completing,   // ended; nodes still cleaning up
+  Completed,
+  Failed,
+  Cancelled,
+  Timeout,
+  NodeFail,
+};
+
+// Ended for good: the record only waits to be forgotten (MinJobAge).
+constexpr bool isEnded(JobState state) {
+  return state == JobState::Completed || state == JobState::Failed || state == JobState::Cancelled ||
+         state == JobState::Timeout || state == JobState::NodeFail;
+}
+std::string_view toString(JobState state);
+
+// Why a job waits or why it ended. Some reasons carry a detail (a node name,
+// a signal number, a message); reasonText() renders both the way squeue
+// and scontrol show them.
+enum class JobReason {
+  None,
+  Resources,          // detail: the selection's own reason when it gave one
+  ReqNodeNotAvail,
+  JobHeldUser,
+  JobHeldAdmin,
+  TimeLimit,
+  NonZeroExitCode,
+  RaisedSignal,       // detail: the signal number
+  StepFailed,         // detail: the step launcher's message
+  NodeNotResponding,  // detail: the node
+  NodeSetDown,        // detail: the node
+  BatchStepLost,      // detail: the node
+  LaunchFailed,       // detail: the agent's answer
+  StoreFailed,        // detail: the store's error
+};
+std::string reasonText(JobReason reason, const std::string& detail);
+
+// A numbered step (srun) of a job.
+struct StepRecord {
+  uint32_t id = 0;
+  std::string name;               // the program it runs
+  select::Allocation allocation;  // inside the job's allocation
+  std::vector<std::string> nodes;
+  std::set<std::string> nodesLeft;  // nodes that have not reported its end
+  int ntasks = 0;
+  int exitCode = 0;
+  std::string message;
+  int64_t startTime = 0;
+  int64_t endTime = 0;
+  bool ended() const { return nodesLeft.empty(); }
+};
+
+struct JobRecord {
+  uint64_t id = 0;
+  v1::JobSpec spec;  // as submitted (partition and name filled in)
+  std::string user;
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+
+  JobState state = JobState::Pending;
+  JobReason reason = JobReason::None;
+  std::string reasonDetail;
+
+  int64_t submitTime = 0;
+  int64_t startTime = 0;       // start of the current run segment (reset at resume)
+  int64_t endTime = 0;
+  int64_t suspendTime = 0;     // when the current suspension began
+  int64_t runSecondsBefore = 0;  // run time of earlier segments (before suspensions)
+  int64_t suspendedSeconds = 0;  // total time spent suspended
+  int64_t timeLimitSeconds = 0;  // effective; -1 UNLIMITED
+  int exitCode = 0;
+  int termSignal = 0;
+  int restartCount = 0;
+
+  // Resources: the allocation, its node names in grant order, and whether
+  // the selection Cluster holds them now.
+  select::Allocation allocation;
+  std::vector<std::string> nodeNames;
+  bool holdsResources = false;
+  bool launchInFlight = false;  // batch launch sent, answer not yet back
+
+  std::map<std::string, uint64_t> dmemPeakBytes;  // "<node>:<region>" -> bytes
+  uint32_t nextStepId = 0;
+  std::map<uint32_t, StepRecord> steps;
+
+  bool isBatch() const { return !spec.script().empty(); }
+  bool held() const { return spec.hold(); }
+  const std::string& batchHost() const {
+    static const std::string kNone;
+    return nodeNames.empty() ? kNone : nodeNames.front();
+  }
+  // Run time so far, suspensions excluded.
+  int64_t runSeconds(int64_t now) const {
+    if (state == JobState::Running) return runSecondsBefore + (now - startTime);
+    return runSecondsBefore;
+  }
+};
+
+// What an administrator (or a failure the controller noticed) set.
+enum class NodeAdminState { None, Drain, Down };
+std::string_view toString(NodeAdminState state);
+
+struct NodeRecord {
+  config::NodeConf conf;
+  int selectIndex = -1;
+  std::string addr;
+  int port = 0;
+
+  bool registered = false;      // since this controller started
+  bool notResponding = false;
+  int64_t lastHeartbeat = 0;
+  NodeAdminState admin = NodeAdminState::None;
+  std::string reason, reasonUser;
+  int64_t reasonTime = 0;
+  std::vector<std::string> registrationErrors;  // drain reasons of the last registration
+
+  // The hardware of the last registration, kept across controller restarts
+  // so recovered allocations land on the devices they held.
+  v1::NodeHardware hardware;
+  bool hardwareKnown = false;
+  // Devices drained one by one, with why (per-device drains build on this).
+  gres::DeviceMask drainedDevices = 0;
+  std::map<int, std::string> deviceDrainReasons;
+
+  int allocCpus = 0;
+  uint64_t allocMemoryMb = 0;
+  std::set<uint64_t> jobs;  // jobs holding resources here
+
+  bool drained() const { return admin == NodeAdminState::Drain || !registrationErrors.empty(); }
+  bool down() const { return admin == NodeAdminState::Down || notResponding; }
+  bool degraded() const { return drainedDevices != 0; }
+  // May take new work.
+  bool schedulable() const { return registered && !notResponding && admin == NodeAdminState::None && registrationErrors.empty(); }
+};
+
+}  // namespace gantry::core

@@ -1,0 +1,313 @@
+#include "controller/rpc/views.h"
+
+#include <map>
+
+#include "common/gres/index_list.h"
+#include "common/hostlist/hostlist.h"
+
+namespace gantry::views {
+
+using core::JobReason;
+using core::JobRecord;
+using core::JobState;
+using core::NodeRecord;
+
+v1::JobState toWire(JobState state) {
+  switch (state) {
+    case JobState::Pending: return v1::PENDING;
+    case JobState::Configuring: return v1::CONFIGURING;
+    case JobState::Running: return v1::RUNNING;
+    case JobState::Suspended: return v1::SUSPENDED;
+    case JobState::Completing: return v1::COMPLETING;
+    case JobState::Completed: return v1::COMPLETED;
+    case JobState::Failed: return v1::FAILED;
+    case JobState::Cancelled: return v1::CANCELLED;
+    case JobState::Timeout: return v1::TIMEOUT;
+    case JobState::NodeFail: return v1::NODE_FAIL;
+  }
+  return v1::JOB_STATE_UNSPECIFIED;
+}
+
+JobState fromWire(v1::JobState state) {
+  switch (state) {
+    case v1::CONFIGURING: return JobState::Configuring;
+    case v1::RUNNING: return JobState::Running;
+    case v1::SUSPENDED: return JobState::Suspended;
+    case v1::COMPLETING: return JobState::Completing;
+    case v1::COMPLETED: return JobState::Completed;
+    case v1::FAILED: return JobState::Failed;
+    case v1::CANCELLED: return JobState::Cancelled;
+    case v1::TIMEOUT: return JobState::Timeout;
+    case v1::NODE_FAIL: return JobState::NodeFail;
+    default: return JobState::Pending;
+  }
+}
+
+namespace {
+
+void grantToWire(const select::NodeGrant& grant, const select::Cluster& cluster, const std::string& name,
+                 v1::NodeAllocation& alloc) {
+  alloc.set_node(name);
+  for (int core : grant.cores) alloc.add_cores(core);
+  alloc.set_memory_mb(grant.memoryMb);
+  for (int device : grant.devices) alloc.add_devices(device);
+  for (int cpu : grant.cpus) alloc.add_cpus(cpu);
+  alloc.set_tasks(grant.tasks);
+  for (const auto& share : grant.shares) {
+    v1::ShareGrant* out = alloc.add_shares();
+    out->set_name(share.name);
+    out->set_device(share.device);
+    out->set_count(share.count);
+  }
+  bool hasGres = !grant.devices.empty() || !grant.countGres.empty() || !grant.shares.empty();
+  if (hasGres && grant.node >= 0 && grant.node < cluster.nodeCount()) {
+    alloc.set_gres(select::formatGrantGres(cluster.node(grant.node), grant));
+  }
+}
+
+select::NodeGrant grantFromWire(const v1::NodeAllocation& alloc, int index) {
+  select::NodeGrant grant;
+  grant.node = index;
+  grant.cores.assign(alloc.cores().begin(), alloc.cores().end());
+  grant.memoryMb = alloc.memory_mb();
+  grant.devices.assign(alloc.devices().begin(), alloc.devices().end());
+  grant.cpus.assign(alloc.cpus().begin(), alloc.cpus().end());
+  grant.tasks = alloc.tasks();
+  for (const auto& share : alloc.shares()) {
+    grant.shares.push_back({.name = share.name(), .device = share.device(), .count = share.count()});
+  }
+  return grant;
+}
+
+void allocationToWire(const select::Allocation& allocation, const std::vector<std::string>& names,
+                      const select::Cluster& cluster,
+                      google::protobuf::RepeatedPtrField<v1::NodeAllocation>& out) {
+  for (size_t i = 0; i < allocation.nodes.size() && i < names.size(); ++i) {
+    grantToWire(allocation.nodes[i], cluster, names[i], *out.Add());
+  }
+}
+
+void stepToWire(const core::StepRecord& step, const select::Cluster& cluster, v1::JobStep& out) {
+  out.set_step_id(step.id);
+  out.set_name(step.name);
+  out.set_node_list(hostlist::compress(step.nodes));
+  for (const auto& node : step.nodesLeft) out.add_nodes_left(node);
+  out.set_ntasks(step.ntasks);
+  out.set_exit_code(step.exitCode);
+  out.set_message(step.message);
+  out.set_start_time(step.startTime);
+  out.set_end_time(step.endTime);
+  out.set_running(!step.ended());
+  allocationToWire(step.allocation, step.nodes, cluster, *out.mutable_allocation());
+}
+
+}  // namespace
+
+v1::Job jobToWire(const JobRecord& job, const select::Cluster& cluster, bool withSteps) {
+  v1::Job wire;
+  wire.set_job_id(job.id);
+  *wire.mutable_spec() = job.spec;
+  wire.set_user(job.user);
+  wire.set_uid(job.uid);
+  wire.set_gid(job.gid);
+  wire.set_state(toWire(job.state));
+  wire.set_reason(core::reasonText(job.reason, job.reasonDetail));
+  wire.set_reason_code(static_cast<int32_t>(job.reason));
+  wire.set_reason_detail(job.reasonDetail);
+  wire.set_submit_time(job.submitTime);
+  wire.set_start_time(job.startTime);
+  wire.set_end_time(job.endTime);
+  wire.set_exit_code(job.exitCode);
+  wire.set_term_signal(job.termSignal);
+  wire.set_restart_count(job.restartCount);
+  wire.set_suspend_time(job.suspendTime);
+  wire.set_pre_suspend_seconds(job.runSecondsBefore);
+  wire.set_suspended_seconds(job.suspendedSeconds);
+  wire.set_time_limit_seconds(job.timeLimitSeconds);
+  wire.set_time_limit_minutes(job.timeLimitSeconds < 0 ? -1 : (job.timeLimitSeconds + 59) / 60);
+  if (!job.nodeNames.empty()) {
+    wire.set_node_list(hostlist::compress(job.nodeNames));
+    wire.set_batch_host(job.batchHost());
+    allocationToWire(job.allocation, job.nodeNames, cluster, *wire.mutable_allocation());
+  }
+  for (const auto& [key, bytes] : job.dmemPeakBytes) (*wire.mutable_dmem_peak_bytes())[key] = bytes;
+  wire.set_next_step_id(job.nextStepId);
+  if (withSteps) {
+    for (const auto& [id, step] : job.steps) stepToWire(step, cluster, *wire.add_steps());
+  }
+  return wire;
+}
+
+JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::string&)>& indexOf) {
+  JobRecord job;
+  job.id = wire.job_id();
+  job.spec = wire.spec();
+  job.user = wire.user();
+  job.uid = wire.uid();
+  job.gid = wire.gid();
+  job.state = fromWire(wire.state());
+  if (wire.reason_code() > 0 && wire.reason_code() <= static_cast<int>(JobReason::StoreFailed)) {
+    job.reason = static_cast<JobReason>(wire.reason_code());
+    job.reasonDetail = wire.reason_detail();
+  } else if (!wire.reason().empty() && wire.reason() != "None") {
+    // Written before reasons had codes: keep the text as it was.
+    job.reason = JobReason::StepFailed;
+    job.reasonDetail = wire.reason();
+  }
+  job.submitTime = wire.submit_time();
+  job.startTime = wire.start_time();
+  job.endTime = wire.end_time();
+  job.exitCode = wire.exit_code();
+  job.termSignal = wire.term_signal();
+  job.restartCount = wire.restart_count();
+  job.suspendTime = wire.suspend_time();
+  job.runSecondsBefore = wire.pre_suspend_seconds();
+  job.suspendedSeconds = wire.suspended_seconds();
+  job.timeLimitSeconds = wire.time_limit_seconds();
+  if (job.timeLimitSeconds == 0 && wire.time_limit_minutes() != 0) {
+    job.timeLimitSeconds = wire.time_limit_minutes() < 0 ? -1 : wire.time_limit_minutes() * 60;
+  }
+  for (const auto& alloc : wire.allocation()) {
+    int index = indexOf(alloc.node());
+    if (index < 0) continue;
+    job.allocation.nodes.push_back(grantFromWire(alloc, index));
+    job.nodeNames.push_back(alloc.node());
+  }
+  for (const auto& [key, bytes] : wire.dmem_peak_bytes()) job.dmemPeakBytes[key] = bytes;
+  job.nextStepId = wire.next_step_id();
+  for (const auto& stored : wire.steps()) {
+    core::StepRecord step;
+    step.id = stored.step_id();
+    step.name = stored.name();
+    step.ntasks = stored.ntasks();
+    step.exitCode = stored.exit_code();
+    step.message = stored.message();
+    step.startTime = stored.start_time();
+    step.endTime = stored.end_time();
+    step.nodesLeft.insert(stored.nodes_left().begin(), stored.nodes_left().end());
+    for (const auto& alloc : stored.allocation()) {
+      int index = indexOf(alloc.node());
+      if (index < 0) continue;
+      step.allocation.nodes.push_back(grantFromWire(alloc, index));
+      step.nodes.push_back(alloc.node());
+    }
+    job.nextStepId = std::max(job.nextStepId, step.id + 1);
+    job.steps.emplace(step.id, std::move(step));
+  }
+  return job;
+}
+
+// ---------------------------------------------------------------- nodes
+
+v1::NodeBaseState nodeBaseState(const NodeRecord& node) {
+  if (!node.registered) return node.notResponding ? v1::NODE_DOWN : v1::NODE_UNKNOWN;
+  if (node.down()) return v1::NODE_DOWN;
+  if (node.allocCpus == 0 && node.jobs.empty()) return v1::NODE_IDLE;
+  if (node.allocCpus >= node.conf.cpus) return v1::NODE_ALLOCATED;
+  return v1::NODE_MIXED;
+}
+
+uint32_t nodeStateFlags(const NodeRecord& node) {
+  uint32_t flags = 0;
+  if (node.drained()) flags |= v1::NODE_FLAG_DRAIN;
+  if (node.notResponding) flags |= v1::NODE_FLAG_NOT_RESPONDING;
+  if (node.degraded()) flags |= v1::NODE_FLAG_DEGRADED;
+  return flags;
+}
+
+std::string nodeStateText(const NodeRecord& node) {
+  std::string text;
+  switch (nodeBaseState(node)) {
+    case v1::NODE_IDLE: text = "IDLE"; break;
+    case v1::NODE_MIXED: text = "MIXED"; break;
+    case v1::NODE_ALLOCATED: text = "ALLOCATED"; break;
+    case v1::NODE_DOWN: text = "DOWN"; break;
+    case v1::NODE_COMPLETING: text = "COMPLETING"; break;
+    default: text = "UNKNOWN"; break;
+  }
+  uint32_t flags = nodeStateFlags(node);
+  if (flags & v1::NODE_FLAG_DRAIN) text += "+DRAIN";
+  if (flags & v1::NODE_FLAG_DEGRADED) text += "+DEGRADED";
+  if (flags & v1::NODE_FLAG_NOT_RESPONDING) text += "+NOT_RESPONDING";
+  return text;
+}
+
+namespace {
+
+std::string joined(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += separator;
+    out += item;
+  }
+  return out;
+}
+
+// One line per registered device, for `scontrol show node -d`.
+void addDeviceLines(const NodeRecord& node, v1::Node& view) {
+  std::map<std::string, int> nextIndex;
+  for (const auto& device : node.hardware.gres()) {
+    std::string line = device.name() + (device.type().empty() ? "" : ":" + device.type());
+    if (device.files_size() > 0 && device.name() != "shard" && device.name() != "mps") {
+      line += " Index=" + std::to_string(nextIndex[device.name()]++);
+    } else {
+      line += " Count=" + std::to_string(device.count());
+    }
+    if (device.files_size() > 0) {
+      line += " File=";
+      for (int i = 0; i < device.files_size(); ++i) line += (i > 0 ? "," : "") + device.files(i);
+    }
+    if (device.cores_size() > 0) line += " Cores=" + gres::formatIndexList({device.cores().begin(), device.cores().end()});
+    if (device.links_size() > 0) {
+      line += " Links=";
+      for (int i = 0; i < device.links_size(); ++i) line += (i > 0 ? "," : "") + std::to_string(device.links(i));
+    }
+    if (!device.uuid().empty()) line += " UUID=" + device.uuid();
+    view.add_gres_devices(line);
+  }
+}
+
+}  // namespace
+
+v1::Node nodeToWire(const NodeRecord& node, const core::CoreState& state) {
+  v1::Node view;
+  view.set_name(node.conf.name);
+  view.set_addr(node.addr);
+  view.set_port(node.port);
+  view.set_state(nodeStateText(node));
+  view.set_base_state(nodeBaseState(node));
+  view.set_state_flags(nodeStateFlags(node));
+  std::string reason = node.registrationErrors.empty() ? node.reason : joined(node.registrationErrors, "; ");
+  if (node.notResponding && reason.empty()) reason = "Not responding";
+  view.set_reason(reason);
+  view.set_reason_time(node.reasonTime);
+  view.set_reason_user(node.reasonUser);
+  view.set_cpus(node.conf.cpus);
+  view.set_boards(node.conf.boards);
+  view.set_sockets(node.conf.sockets);
+  view.set_cores_per_socket(node.conf.coresPerSocket);
+  view.set_threads_per_core(node.conf.threadsPerCore);
+  view.set_real_memory_mb(node.conf.realMemoryMb);
+  view.set_alloc_cpus(node.allocCpus);
+  view.set_alloc_memory_mb(node.allocMemoryMb);
+  view.set_last_heartbeat(node.lastHeartbeat);
+  std::string gres;
+  for (const auto& g : node.conf.gres) {
+    if (!gres.empty()) gres += ",";
+    gres += g.name;
+    if (!g.type.empty()) gres += ":" + g.type;
+    gres += ":" + std::to_string(g.count);
+  }
+  view.set_gres(gres.empty() ? "(null)" : gres);
+  for (const auto& feature : node.conf.features) view.add_features(feature);
+  auto position = state.nodeIndex.find(node.conf.name);
+  if (position != state.nodeIndex.end() && position->second < state.partitionsOfNode.size()) {
+    for (const auto& partition : state.partitionsOfNode[position->second]) view.add_partitions(partition);
+  }
+  view.set_gres_used(state.cluster.gresUsed(node.selectIndex));
+  view.set_gres_chunks(select::formatNodeGresChunks(state.cluster.node(node.selectIndex)));
+  addDeviceLines(node, view);
+  return view;
+}
+
+}  // namespace gantry::views

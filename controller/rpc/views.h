@@ -1,0 +1,34 @@
+// The controller's records in their wire form, and back. This is the only
+// place the core's model meets v1::Job and v1::Node: listings are built
+// here, and the store keeps jobs in the same encoding.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "common/util/result.h"
+#include "controller/core/core_state.h"
+#include "gantry/v1/types.pb.h"
+
+namespace gantry::views {
+
+v1::JobState toWire(core::JobState state);
+core::JobState fromWire(v1::JobState state);
+
+// The job as listings show it. `withSteps`: fill Job.steps too (the store
+// always keeps them).
+v1::Job jobToWire(const core::JobRecord& job, const select::Cluster& cluster, bool withSteps);
+
+// A stored job back into a record. `indexOf` maps a node name to its
+// selection index (-1 when the node is no longer configured; such grants
+// are dropped).
+core::JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::string&)>& indexOf);
+
+// The node as sinfo and scontrol show it.
+v1::Node nodeToWire(const core::NodeRecord& node, const core::CoreState& state);
+// "MIXED+DRAIN", "DOWN+NOT_RESPONDING", ... and the same as enum and flags.
+std::string nodeStateText(const core::NodeRecord& node);
+v1::NodeBaseState nodeBaseState(const core::NodeRecord& node);
+uint32_t nodeStateFlags(const core::NodeRecord& node);
+
+}  // namespace gantry::views
