@@ -123,7 +123,7 @@ void ControllerCore::recover(const store::Snapshot& snapshot) {
   }
   for (const auto& [name, hardware] : snapshot.nodeHardware) {
     NodeRecord* node = state_.findNode(name);
-    if (node == nullptr || !node->hardware.ParseFromString(hardware)) continue;
+    if (node == nullptr || hardware.empty() || !node->hardware.ParseFromString(hardware)) continue;
     node->hardwareKnown = true;
     state_.cluster.replaceNode(node->selectIndex, selectInfoFor(*node));
   }

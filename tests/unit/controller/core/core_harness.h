@@ -1,16 +1,21 @@
 // A ControllerCore under test: a recording agent gateway instead of gRPC, a
-// ManualClock, a real SQLite store in a temporary folder, and helpers that
-// drive the core's io_context until an answer arrives.
+// ManualClock with a ManualTimerQueue (simulated time: the core's ticks and
+// retries run only when the test moves the clock), a real SQLite store in a
+// temporary folder, and helpers that drive the core's io_context until an
+// answer arrives. Nothing waits on the wall clock: the only other thread is
+// the store's writer, which the helpers wait for with JobStore::flush().
 #pragma once
 
 #include <catch2/catch.hpp>
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <filesystem>
 #include <mutex>
 #include <optional>
 #include <unistd.h>
 
+#include "common/util/timer.h"
 #include "controller/core/controller_core.h"
 
 namespace gantry::testing {
@@ -31,6 +36,13 @@ class RecordingGateway final : public core::AgentGateway {
   void terminateJob(const core::AgentAddress& to, uint64_t jobId, Callback done) override {
     {
       std::lock_guard lock(mutex);
+      if (dropNodeCalls > 0) {
+        // Lost on the way: the agent never saw it.
+        --dropNodeCalls;
+        ++dropped;
+        if (done) done(Status(Error{ErrorCode::Unavailable, "connection refused"}));
+        return;
+      }
       terminated.push_back({to.node, jobId});
     }
     if (done) done(okStatus());
@@ -63,6 +75,8 @@ class RecordingGateway final : public core::AgentGateway {
   std::vector<std::pair<std::string, uint64_t>> terminated;
   std::vector<uint64_t> suspended;
   int failLaunches = 0;  // how many launches still fail
+  int dropNodeCalls = 0; // how many TerminateJob calls are still lost
+  int dropped = 0;
 };
 
 inline config::GantryConf parseConf(const std::string& text) {
@@ -95,12 +109,12 @@ struct CoreHarness {
     clock.set(TimePoint(std::chrono::seconds(1'000'000)));
     core = std::make_unique<core::ControllerCore>(
         io, core::CoreOptions{.conf = &conf, .clock = &clock, .store = &store, .agents = &agents,
-                              .tick = std::chrono::milliseconds(1)});
+                              .timers = &timers, .tick = std::chrono::milliseconds(1)});
     REQUIRE(core->start().ok());
   }
   ~CoreHarness() {
     core->stop();
-    io.run_for(std::chrono::milliseconds(20));
+    settle();
     store.close();
   }
 
@@ -113,17 +127,39 @@ struct CoreHarness {
       std::lock_guard lock(m);
       answer.emplace(std::move(r));
     });
-    for (int i = 0; i < 2000; ++i) {
-      io.run_for(std::chrono::milliseconds(1));
-      std::lock_guard lock(m);
-      if (answer) return std::move(*answer);
+    for (int i = 0; i < 1000; ++i) {
+      timers.runDue();
+      io.poll();
+      {
+        std::lock_guard lock(m);
+        if (answer) return std::move(*answer);
+      }
+      store.flush();  // the only work outside this thread: durable writes
     }
     FAIL("no answer from the core");
     return Error{"unreachable"};
   }
 
-  // Lets the core run its ticks and queued work for a moment.
-  void settle() { io.run_for(std::chrono::milliseconds(30)); }
+  // Runs everything that is due now: timers whose time has come, queued
+  // work on the core's strand, and store writes with their answers.
+  void settle() {
+    for (int i = 0; i < 1000; ++i) {
+      timers.runDue();
+      store.flush();
+      if (io.poll() == 0) return;
+    }
+  }
+
+  // Moves simulated time forward, running every tick on the way.
+  void advance(std::chrono::milliseconds d) {
+    const auto step = std::chrono::milliseconds(500);
+    while (d > std::chrono::milliseconds::zero()) {
+      auto now = std::min(d, step);
+      timers.advance(now);
+      settle();
+      d -= now;
+    }
+  }
 
   void registerNodes(std::initializer_list<const char*> names = {"n1", "n2"}) {
     for (const char* name : names) {
@@ -169,9 +205,11 @@ struct CoreHarness {
   std::string db;
   config::GantryConf conf;
   ManualClock clock;
+  ManualTimerQueue timers{clock};
   store::JobStore store;
   RecordingGateway agents;
   boost::asio::io_context io;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> busy = boost::asio::make_work_guard(io);
   std::unique_ptr<core::ControllerCore> core;
 };
 
