@@ -34,8 +34,10 @@ Result<gantry::v1::Job> fetchJob(const ControllerClient& client, uint64_t jobId)
       [&request](auto& stub, grpc::ClientContext* context, auto* out) {
         return stub.ListJobs(context, request, out);
       });
-  if (!response) return Error{response.error()};
-  if (response->jobs_size() == 0) return Error{"job " + std::to_string(jobId) + " is no longer known"};
+  if (!response) return response.failure();
+  if (response->jobs_size() == 0) {
+    return Error{ErrorCode::NotFound, "job " + std::to_string(jobId) + " is no longer known"};
+  }
   return response->jobs(0);
 }
 
@@ -50,13 +52,13 @@ Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::Job
       [&request](auto& stub, grpc::ClientContext* context, auto* out) {
         return stub.SubmitJob(context, request, out);
       });
-  if (!submitted) return Error{"Job allocation failed: " + submitted.error()};
+  if (!submitted) return Error{submitted.errorCode(), "Job allocation failed: " + submitted.error()};
   const uint64_t jobId = submitted->job_id();
   if (program == "salloc") std::cerr << "salloc: Pending job allocation " << jobId << "\n";
   bool announcedWait = false;
   for (;;) {
     auto job = fetchJob(client, jobId);
-    if (!job) return Error{job.error()};
+    if (!job) return job.failure();
     if (job->state() == gantry::v1::RUNNING) {
       if (announcedWait && program == "srun") {
         std::cerr << "srun: job " << jobId << " has been allocated resources\n";
@@ -87,7 +89,7 @@ Status releaseAllocation(const ControllerClient& client, uint64_t jobId, int exi
       [&request](auto& stub, grpc::ClientContext* context, auto* out) {
         return stub.CompleteAllocation(context, request, out);
       });
-  if (!response) return Error{response.error()};
+  if (!response) return response.failure();
   return okStatus();
 }
 

@@ -10,6 +10,7 @@
 
 #include "common/auth/identity.h"
 #include "common/rpc/channel.h"
+#include "common/rpc/error_status.h"
 #include "common/util/result.h"
 #include "gantry/v1/controller.grpc.pb.h"
 
@@ -27,14 +28,18 @@ class ControllerClient {
   static Result<ControllerClient> connect(const std::string& confDirOption);
 
   // Runs one call with a fresh context (token + deadline). `invoke` gets
-  // the stub, the context and the response to fill.
+  // the stub, the context and the response to fill. A failure keeps the
+  // kind the controller answered (rpc::fromGrpcStatus); one that did not
+  // get through is Unavailable.
   template <typename Response, typename Invoke>
   Result<Response> call(Invoke invoke) const {
     auto context = rpc::makeCallContext(*authenticator_);
-    if (!context) return Error{"cannot authenticate to the controller: " + context.error()};
+    if (!context) {
+      return Error{context.errorCode(), "cannot authenticate to the controller: " + context.error()};
+    }
     Response response;
     grpc::Status status = invoke(*stub_, context->get(), &response);
-    if (!status.ok()) return Error{rpc::describeFailure(status, "controller at " + endpoint_)};
+    if (!status.ok()) return rpc::fromGrpcStatus(status, "controller at " + endpoint_);
     return response;
   }
 

@@ -59,10 +59,8 @@ std::string lower(std::string text) {
 std::string cpuStates(const SinfoRow& row) {
   int64_t allocated = 0, idle = 0, other = 0, total = 0;
   for (const Node* node : row.nodes) {
-    std::string state = nodeStateCompact(node->state());
-    bool unusable = state.rfind("down", 0) == 0 || state.rfind("drain", 0) == 0;
     total += node->cpus();
-    if (unusable) {
+    if (nodeUnusable(*node)) {
       other += node->cpus();
     } else {
       allocated += node->alloc_cpus();
@@ -96,9 +94,9 @@ const std::vector<SinfoField>& sinfoFields() {
       {"n", "nodehost", "HOSTNAMES", Scope::kAggregate, nodeNames},
       {"C", "cpusstate", "CPUS(A/I/O/T)", Scope::kAggregate, cpuStates},
       {"T", "statelong", "STATE", Scope::kNode,
-       nodeValue([](const Node& n) { return nodeStateLong(n.state()); })},
+       nodeValue([](const Node& n) { return nodeStateLong(n); })},
       {"t", "statecompact", "STATE", Scope::kNode,
-       nodeValue([](const Node& n) { return nodeStateCompact(n.state()); })},
+       nodeValue([](const Node& n) { return nodeStateCompact(n); })},
       {"c", "cpus", "CPUS", Scope::kNode,
        nodeValue([](const Node& n) { return std::to_string(n.cpus()); })},
       {"m", "memory", "MEMORY", Scope::kNode,

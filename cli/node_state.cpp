@@ -1,87 +1,66 @@
 #include "cli/node_state.h"
 
-#include <cctype>
-#include <sstream>
-#include <vector>
-
 namespace gantry::cli {
 namespace {
 
-struct StateParts {
-  std::string base;
-  bool drain = false;
-  bool notResponding = false;
-};
+using gantry::v1::NodeBaseState;
 
-std::string upper(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
+bool hasFlag(uint32_t flags, gantry::v1::NodeStateFlag flag) { return (flags & static_cast<uint32_t>(flag)) != 0; }
+
+// A draining node still has work on it (running or finishing); a drained
+// one has none.
+bool stillBusy(NodeBaseState base, uint32_t flags) {
+  return base == gantry::v1::NODE_ALLOCATED || base == gantry::v1::NODE_MIXED ||
+         base == gantry::v1::NODE_COMPLETING || hasFlag(flags, gantry::v1::NODE_FLAG_COMPLETING);
 }
 
-StateParts splitState(const std::string& state) {
-  StateParts parts;
-  std::stringstream in(upper(state));
-  std::string word;
-  bool first = true;
-  while (std::getline(in, word, '+')) {
-    if (first) {
-      parts.base = word;
-      first = false;
-    } else if (word == "DRAIN") {
-      parts.drain = true;
-    } else if (word == "NOT_RESPONDING" || word == "NO_RESPOND") {
-      parts.notResponding = true;
-    }
-  }
-  if (parts.base.empty()) parts.base = "UNKNOWN";
-  return parts;
-}
-
-// The state sinfo shows for a draining node: still busy -> draining.
-std::string drainWord(const std::string& base, bool compact) {
-  bool busy = base == "ALLOCATED" || base == "MIXED" || base == "COMPLETING" || base == "DRAINING";
-  if (busy) return compact ? "drng" : "draining";
-  if (base == "DOWN") return "down";
-  return compact ? "drain" : "drained";
-}
-
-struct BaseName {
-  const char* state;
+struct Words {
   const char* longName;
   const char* compact;
 };
 
-constexpr BaseName kBases[] = {
-    {"IDLE", "idle", "idle"},          {"MIXED", "mixed", "mix"},
-    {"ALLOCATED", "allocated", "alloc"}, {"DOWN", "down", "down"},
-    {"COMPLETING", "completing", "comp"}, {"FUTURE", "future", "futr"},
-    {"UNKNOWN", "unknown", "unk"},     {"DRAINED", "drained", "drain"},
-    {"DRAINING", "draining", "drng"},  {"DRAIN", "drained", "drain"},
-};
-
-std::string render(const std::string& controllerState, bool compact) {
-  StateParts parts = splitState(controllerState);
-  std::string word;
-  if (parts.drain || parts.base == "DRAIN") {
-    word = drainWord(parts.base, compact);
-  } else {
-    word = compact ? "unk" : "unknown";
-    for (const BaseName& entry : kBases) {
-      if (parts.base == entry.state) word = compact ? entry.compact : entry.longName;
-    }
+Words baseWords(NodeBaseState base) {
+  switch (base) {
+    case gantry::v1::NODE_IDLE: return {"idle", "idle"};
+    case gantry::v1::NODE_MIXED: return {"mixed", "mix"};
+    case gantry::v1::NODE_ALLOCATED: return {"allocated", "alloc"};
+    case gantry::v1::NODE_DOWN: return {"down", "down"};
+    case gantry::v1::NODE_COMPLETING: return {"completing", "comp"};
+    default: return {"unknown", "unk"};
   }
-  if (parts.notResponding) word += "*";
+}
+
+Words drainWords(NodeBaseState base, uint32_t flags) {
+  if (base == gantry::v1::NODE_DOWN) return {"down", "down"};
+  if (stillBusy(base, flags)) return {"draining", "drng"};
+  return {"drained", "drain"};
+}
+
+std::string render(NodeBaseState base, uint32_t flags, bool compact) {
+  Words words = hasFlag(flags, gantry::v1::NODE_FLAG_DRAIN) ? drainWords(base, flags) : baseWords(base);
+  std::string word = compact ? words.compact : words.longName;
+  if (hasFlag(flags, gantry::v1::NODE_FLAG_NOT_RESPONDING)) word += "*";
   return word;
 }
 
 }  // namespace
 
-std::string nodeStateLong(const std::string& controllerState) {
-  return render(controllerState, false);
+std::string nodeStateLong(NodeBaseState base, uint32_t flags) { return render(base, flags, false); }
+
+std::string nodeStateCompact(NodeBaseState base, uint32_t flags) { return render(base, flags, true); }
+
+std::string nodeStateLong(const gantry::v1::Node& node) {
+  return nodeStateLong(node.base_state(), node.state_flags());
 }
 
-std::string nodeStateCompact(const std::string& controllerState) {
-  return render(controllerState, true);
+std::string nodeStateCompact(const gantry::v1::Node& node) {
+  return nodeStateCompact(node.base_state(), node.state_flags());
+}
+
+bool nodeUnusable(const gantry::v1::Node& node) {
+  if (node.base_state() == gantry::v1::NODE_DOWN) return true;
+  return hasFlag(node.state_flags(), gantry::v1::NODE_FLAG_DRAIN) &&
+         !stillBusy(node.base_state(), node.state_flags());
 }
 
 }  // namespace gantry::cli

@@ -21,13 +21,12 @@
 #include "cli/controller_client.h"
 #include "cli/srun_options.h"
 #include "cli/step_io_server.h"
+#include "cli/step_retry.h"
 #include "cli/subcommands.h"
 
 namespace gantry::cli {
 namespace {
 
-constexpr const char* kCreationDisabled = "Job step creation temporarily disabled";
-constexpr const char* kNodesBusy = "Requested nodes are busy";
 // After the controller says the step ended, how long the nodes' streams
 // may take to deliver their last output.
 constexpr int kStreamGraceMs = 3000;
@@ -98,8 +97,8 @@ class SignalForwarder {
   std::atomic<bool> abort_{false};
 };
 
-// Creates the step, retrying while the job is suspended or the resources
-// of an --exclusive step are held by other steps.
+// Creates the step, asking again once a second while the controller says
+// "not now" (see step_retry.h).
 Result<gantry::v1::CreateStepResponse> createStep(const ControllerClient& client,
                                                   const gantry::v1::CreateStepRequest& request,
                                                   const std::atomic<bool>* abort) {
@@ -113,17 +112,10 @@ Result<gantry::v1::CreateStepResponse> createStep(const ControllerClient& client
       if (retries > 0) std::cerr << "srun: Job step created\n";
       return response;
     }
-    const std::string& error = response.error();
-    bool disabled = error.find(kCreationDisabled) != std::string::npos;
-    bool busy = error.find(kNodesBusy) != std::string::npos;
-    if (!disabled && !busy) return Error{error};
+    const Error& refusal = response.failure();
+    if (!retryStepCreation(refusal)) return refusal;
     if (*abort) return Error{"Job step aborted before it was created"};
-    if (retries == 0) {
-      std::cerr << "srun: Job step creation temporarily disabled, retrying"
-                << (busy ? " (Requested nodes are busy)" : "") << "\n";
-    } else if (disabled) {
-      std::cerr << "srun: Job step creation still disabled, retrying\n";
-    }
+    std::cerr << "srun: " << stepRetryNotice(refusal, retries) << "\n";
     ++retries;
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }

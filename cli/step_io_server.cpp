@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "common/rpc/error_status.h"
+
 namespace gantry::cli {
 
 StepIoServer::StepIoServer(std::string token, bool label) : token_(std::move(token)), label_(label) {}
@@ -19,7 +21,7 @@ Status StepIoServer::start() {
   builder.AddListeningPort("0.0.0.0:0", grpc::InsecureServerCredentials(), &port_);
   builder.RegisterService(this);
   server_ = builder.BuildAndStart();
-  if (!server_ || port_ == 0) return Error{"cannot listen for the step's input and output"};
+  if (!server_ || port_ == 0) return Error{ErrorCode::Internal, "cannot listen for the step's input and output"};
   return okStatus();
 }
 
@@ -60,7 +62,7 @@ void StepIoServer::print(const gantry::v1::StepOutput& chunk) {
 grpc::Status StepIoServer::Attach(grpc::ServerContext*, Stream* stream) {
   gantry::v1::StepOutput message;
   if (!stream->Read(&message) || message.token() != token_) {
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "not a node of this step");
+    return rpc::toGrpcStatus(Error{ErrorCode::Denied, "not a node of this step"});
   }
   {
     std::lock_guard writing(write_mutex_);

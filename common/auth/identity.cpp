@@ -11,6 +11,12 @@
 namespace gantry::auth {
 namespace {
 
+// munged not running, or its socket not where we look, is a peer that
+// cannot be reached; every other MUNGE failure is a fault of the setup.
+ErrorCode mungeFailureKind(munge_err_t err) {
+  return err == EMUNGE_SOCKET ? ErrorCode::Unavailable : ErrorCode::Internal;
+}
+
 // Trusts what the client says. Only for sites that configure AuthType=auth/none.
 class NoneAuthenticator final : public Authenticator {
  public:
@@ -19,7 +25,7 @@ class NoneAuthenticator final : public Authenticator {
   }
   Result<Identity> verify(const std::string& token) const override {
     auto colon = token.find(':');
-    if (colon == std::string::npos) return Error{"auth/none: malformed token"};
+    if (colon == std::string::npos) return Error{ErrorCode::Denied, "auth/none: malformed token"};
     Identity id;
     auto parse = [](std::string_view s, uint32_t& out) {
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -27,7 +33,7 @@ class NoneAuthenticator final : public Authenticator {
     };
     if (!parse(std::string_view(token).substr(0, colon), id.uid) ||
         !parse(std::string_view(token).substr(colon + 1), id.gid)) {
-      return Error{"auth/none: malformed token"};
+      return Error{ErrorCode::Denied, "auth/none: malformed token"};
     }
     id.user = userName(id.uid);
     return id;
@@ -42,12 +48,12 @@ class MungeAuthenticator final : public Authenticator {
 
   Result<std::string> makeToken() const override {
     munge_ctx_t ctx = newContext();
-    if (ctx == nullptr) return Error{"munge: cannot create a context"};
+    if (ctx == nullptr) return Error{ErrorCode::Internal, "munge: cannot create a context"};
     char* cred = nullptr;
     munge_err_t err = munge_encode(&cred, ctx, nullptr, 0);
     std::string message = err == EMUNGE_SUCCESS ? "" : munge_ctx_strerror(ctx);
     munge_ctx_destroy(ctx);
-    if (err != EMUNGE_SUCCESS) return Error{"munge: cannot make a credential: " + message};
+    if (err != EMUNGE_SUCCESS) return Error{mungeFailureKind(err), "munge: cannot make a credential: " + message};
     std::string token(cred);
     std::free(cred);
     return token;
@@ -55,7 +61,7 @@ class MungeAuthenticator final : public Authenticator {
 
   Result<Identity> verify(const std::string& token) const override {
     munge_ctx_t ctx = newContext();
-    if (ctx == nullptr) return Error{"munge: cannot create a context"};
+    if (ctx == nullptr) return Error{ErrorCode::Internal, "munge: cannot create a context"};
     uid_t uid = 0;
     gid_t gid = 0;
     void* payload = nullptr;
@@ -64,7 +70,8 @@ class MungeAuthenticator final : public Authenticator {
     std::string message = err == EMUNGE_SUCCESS ? "" : munge_ctx_strerror(ctx);
     munge_ctx_destroy(ctx);
     std::free(payload);
-    if (err != EMUNGE_SUCCESS) return Error{"munge: credential rejected: " + message};
+    if (err == EMUNGE_SOCKET) return Error{ErrorCode::Unavailable, "munge: cannot verify the credential: " + message};
+    if (err != EMUNGE_SUCCESS) return Error{ErrorCode::Denied, "munge: credential rejected: " + message};
     return Identity{.uid = uid, .gid = gid, .user = userName(uid)};
   }
 

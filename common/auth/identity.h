@@ -25,9 +25,11 @@ struct Identity {
 class Authenticator {
  public:
   virtual ~Authenticator() = default;
-  // A token proving the calling process's uid/gid.
+  // A token proving the calling process's uid/gid. Fails Unavailable when
+  // munged cannot be reached, Internal for any other MUNGE fault.
   virtual Result<std::string> makeToken() const = 0;
-  // The identity a token proves, or why it proves nothing.
+  // The identity a token proves, or why it proves nothing: Denied for a
+  // bad token, Unavailable when munged cannot be reached to check it.
   virtual Result<Identity> verify(const std::string& token) const = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "common/rpc/channel.h"
 
+#include "common/rpc/error_status.h"
+
 namespace gantry::rpc {
 
 std::string endpoint(const std::string& addr, int port) {
@@ -21,7 +23,7 @@ std::shared_ptr<grpc::Channel> makeChannel(const std::string& addr, int port) {
 Result<std::unique_ptr<grpc::ClientContext>> makeCallContext(
     const auth::Authenticator& authenticator, std::chrono::milliseconds timeout) {
   auto token = authenticator.makeToken();
-  if (!token) return Error{token.error()};
+  if (!token) return token.failure();
   auto context = std::make_unique<grpc::ClientContext>();
   context->AddMetadata(auth::kTokenMetadataKey, *token);
   context->set_deadline(std::chrono::system_clock::now() + timeout);
@@ -32,16 +34,12 @@ Result<auth::Identity> callerIdentity(const grpc::ServerContext& context,
                                       const auth::Authenticator& authenticator) {
   const auto& metadata = context.client_metadata();
   auto found = metadata.find(auth::kTokenMetadataKey);
-  if (found == metadata.end()) return Error{"the call carries no credential"};
+  if (found == metadata.end()) return Error{ErrorCode::Denied, "the call carries no credential"};
   return authenticator.verify(std::string(found->second.data(), found->second.size()));
 }
 
 std::string describeFailure(const grpc::Status& status, const std::string& what) {
-  if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-    return "cannot reach " + what + ": " + status.error_message();
-  }
-  return status.error_message();
+  return fromGrpcStatus(status, what).message;
 }
 
 }  // namespace gantry::rpc

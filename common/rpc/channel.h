@@ -17,19 +17,24 @@ namespace gantry::rpc {
 std::shared_ptr<grpc::Channel> makeChannel(const std::string& addr, int port);
 
 // A context for one outgoing call: token attached, deadline set.
-// Fails when no token can be made (e.g. munged is not running).
+// Fails when no token can be made: Unavailable when munged cannot be
+// reached, Internal otherwise.
 Result<std::unique_ptr<grpc::ClientContext>> makeCallContext(
     const auth::Authenticator& authenticator,
     std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
-// Who made an incoming call, from its token.
+// Who made an incoming call, from its token. Fails Denied when the call
+// carries no token or the token proves nothing, Unavailable when the
+// verifier (munged) cannot be reached.
 Result<auth::Identity> callerIdentity(const grpc::ServerContext& context,
                                       const auth::Authenticator& authenticator);
 
 // "host:port" for grpc server/client addresses.
 std::string endpoint(const std::string& addr, int port);
 
-// Text for a failed call, naming the peer: "controller at host:port: <message>".
+// Text for a failed call, naming the peer when it could not be reached.
+// The message of fromGrpcStatus (error_status.h), which also keeps the
+// kind; prefer that.
 std::string describeFailure(const grpc::Status& status, const std::string& what);
 
 }  // namespace gantry::rpc

@@ -3,6 +3,7 @@
 #include <future>
 
 #include "common/rpc/channel.h"
+#include "common/rpc/error_status.h"
 
 namespace gantry::ctlrpc {
 namespace {
@@ -18,10 +19,10 @@ grpc::Status await(Start start, T* out) {
   auto future = promise->get_future();
   start([promise](Result<T> result) { promise->set_value(std::move(result)); });
   if (future.wait_for(kCoreTimeout) != std::future_status::ready) {
-    return grpc::Status(grpc::StatusCode::UNAVAILABLE, "controller busy, try again");
+    return rpc::toGrpcStatus(Error{ErrorCode::Unavailable, "controller busy, try again"});
   }
   Result<T> result = future.get();
-  if (!result) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, result.error());
+  if (!result) return rpc::toGrpcStatus(result.failure());
   if (out != nullptr) *out = std::move(result).value();
   return grpc::Status::OK;
 }
@@ -30,8 +31,10 @@ Result<auth::Identity> identify(grpc::ServerContext* context, const auth::Authen
   return rpc::callerIdentity(*context, authenticator);
 }
 
-grpc::Status unauthenticated(const std::string& message) {
-  return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "authentication failed: " + message);
+// A caller we cannot identify is refused (Denied), unless the check itself
+// could not be made (munged unreachable: Unavailable, worth a retry).
+grpc::Status unauthenticated(const Error& why) {
+  return rpc::toGrpcStatus(Error{why.code, "authentication failed: " + why.message});
 }
 
 }  // namespace
@@ -39,7 +42,7 @@ grpc::Status unauthenticated(const std::string& message) {
 grpc::Status ControllerService::SubmitJob(grpc::ServerContext* context, const v1::SubmitJobRequest* request,
                                           v1::SubmitJobResponse* response) {
   auto caller = identify(context, authenticator_);
-  if (!caller) return unauthenticated(caller.error());
+  if (!caller) return unauthenticated(caller.failure());
   return await<v1::SubmitJobResponse>(
       [&](auto reply) { core_.submitJob(*request, *caller, std::move(reply)); }, response);
 }
@@ -47,7 +50,7 @@ grpc::Status ControllerService::SubmitJob(grpc::ServerContext* context, const v1
 grpc::Status ControllerService::CancelJob(grpc::ServerContext* context, const v1::CancelJobRequest* request,
                                           v1::CancelJobResponse* response) {
   auto caller = identify(context, authenticator_);
-  if (!caller) return unauthenticated(caller.error());
+  if (!caller) return unauthenticated(caller.failure());
   return await<v1::CancelJobResponse>(
       [&](auto reply) { core_.cancelJob(*request, *caller, std::move(reply)); }, response);
 }
@@ -55,7 +58,7 @@ grpc::Status ControllerService::CancelJob(grpc::ServerContext* context, const v1
 grpc::Status ControllerService::ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest* request,
                                          v1::ListJobsResponse* response) {
   auto caller = identify(context, authenticator_);
-  if (!caller) return unauthenticated(caller.error());
+  if (!caller) return unauthenticated(caller.failure());
   return await<v1::ListJobsResponse>([&](auto reply) { core_.listJobs(*request, std::move(reply)); },
                                      response);
 }
@@ -63,7 +66,7 @@ grpc::Status ControllerService::ListJobs(grpc::ServerContext* context, const v1:
 grpc::Status ControllerService::ListNodes(grpc::ServerContext* context, const v1::ListNodesRequest* request,
                                           v1::ListNodesResponse* response) {
   auto caller = identify(context, authenticator_);
-  if (!caller) return unauthenticated(caller.error());
+  if (!caller) return unauthenticated(caller.failure());
   return await<v1::ListNodesResponse>([&](auto reply) { core_.listNodes(*request, std::move(reply)); },
                                       response);
 }
@@ -72,7 +75,7 @@ grpc::Status ControllerService::ListPartitions(grpc::ServerContext* context,
                                                const v1::ListPartitionsRequest* request,
                                                v1::ListPartitionsResponse* response) {
   auto caller = identify(context, authenticator_);
-  if (!caller) return unauthenticated(caller.error());
+  if (!caller) return unauthenticated(caller.failure());
   return await<v1::ListPartitionsResponse>(
       [&](auto reply) { core_.listPartitions(*request, std::move(reply)); }, response);
 }
@@ -80,14 +83,14 @@ grpc::Status ControllerService::ListPartitions(grpc::ServerContext* context,
 grpc::Status ControllerService::GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest*,
                                           v1::GetConfigResponse* response) {
   auto caller = identify(context, authenticator_);
-  if (!caller) return unauthenticated(caller.error());
+  if (!caller) return unauthenticated(caller.failure());
   return await<v1::GetConfigResponse>([&](auto reply) { core_.getConfig(std::move(reply)); }, response);
 }
 
 grpc::Status ControllerService::UpdateNode(grpc::ServerContext* context, const v1::UpdateNodeRequest* request,
                                            v1::UpdateNodeResponse* response) {
   auto caller = identify(context, authenticator_);
-  if (!caller) return unauthenticated(caller.error());
+  if (!caller) return unauthenticated(caller.failure());
   return await<v1::UpdateNodeResponse>(
       [&](auto reply) { core_.updateNode(*request, *caller, std::move(reply)); }, response);
 }
@@ -95,7 +98,7 @@ grpc::Status ControllerService::UpdateNode(grpc::ServerContext* context, const v
 grpc::Status ControllerService::jobAction(grpc::ServerContext* context, core::ControllerCore::JobAction action,
                                           uint64_t jobId) {
   auto caller = identify(context, authenticator_);
-  if (!caller) return unauthenticated(caller.error());
+  if (!caller) return unauthenticated(caller.failure());
   return await<Ok>([&](auto reply) { core_.jobAction(action, jobId, *caller, std::move(reply)); },
                    static_cast<Ok*>(nullptr));
 }
@@ -120,7 +123,7 @@ grpc::Status ControllerService::ReleaseJob(grpc::ServerContext* context, const v
 grpc::Status ControllerService::CreateStep(grpc::ServerContext* context, const v1::CreateStepRequest* request,
                                            v1::CreateStepResponse* response) {
   auto caller = identify(context, authenticator_);
-  if (!caller) return unauthenticated(caller.error());
+  if (!caller) return unauthenticated(caller.failure());
   return await<v1::CreateStepResponse>(
       [&](auto reply) { core_.createStep(*request, *caller, std::move(reply)); }, response);
 }
@@ -128,7 +131,7 @@ grpc::Status ControllerService::CreateStep(grpc::ServerContext* context, const v
 grpc::Status ControllerService::GetStep(grpc::ServerContext* context, const v1::GetStepRequest* request,
                                         v1::GetStepResponse* response) {
   auto caller = identify(context, authenticator_);
-  if (!caller) return unauthenticated(caller.error());
+  if (!caller) return unauthenticated(caller.failure());
   return await<v1::GetStepResponse>([&](auto reply) { core_.getStep(*request, std::move(reply)); },
                                     response);
 }
@@ -137,18 +140,18 @@ grpc::Status ControllerService::CompleteAllocation(grpc::ServerContext* context,
                                                    const v1::CompleteAllocationRequest* request,
                                                    v1::CompleteAllocationResponse* response) {
   auto caller = identify(context, authenticator_);
-  if (!caller) return unauthenticated(caller.error());
+  if (!caller) return unauthenticated(caller.failure());
   return await<v1::CompleteAllocationResponse>(
       [&](auto reply) { core_.completeAllocation(*request, *caller, std::move(reply)); }, response);
 }
 
 grpc::Status ControllerAgentService::checkAgent(grpc::ServerContext* context) {
   auto caller = identify(context, authenticator_);
-  if (!caller) return unauthenticated(caller.error());
+  if (!caller) return unauthenticated(caller.failure());
   if (!core_.isAdministrator(*caller)) {
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                        "only root or SlurmUser may speak for a node agent (caller uid " +
-                            std::to_string(caller->uid) + ")");
+    return rpc::toGrpcStatus(Error{ErrorCode::Denied,
+                                   "only root or SlurmUser may speak for a node agent (caller uid " +
+                                       std::to_string(caller->uid) + ")"});
   }
   return grpc::Status::OK;
 }

@@ -1,5 +1,6 @@
 // gRPC adapters of the controller: authenticate the caller, hand the request
-// to the ControllerCore, wait for its answer, translate errors. No logic.
+// to the ControllerCore, wait for its answer, translate its Error into the
+// gRPC status of the Error's kind (common/rpc/error_status.h). No logic.
 #pragma once
 
 #include "common/auth/identity.h"

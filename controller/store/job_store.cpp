@@ -12,7 +12,7 @@ Status exec(sqlite3* db, const char* sql) {
   if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
     std::string text = message ? message : "unknown error";
     sqlite3_free(message);
-    return Error{std::string("sqlite: ") + text + " (in: " + sql + ")"};
+    return Error{ErrorCode::Internal, std::string("sqlite: ") + text + " (in: " + sql + ")"};
   }
   return okStatus();
 }
@@ -43,7 +43,7 @@ Status JobStore::open(const std::string& path) {
     std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;
-    return Error{"cannot open state database " + path + ": " + message};
+    return Error{ErrorCode::Internal, "cannot open state database " + path + ": " + message};
   }
   for (const char* sql : {
            "PRAGMA journal_mode=WAL",
@@ -55,7 +55,7 @@ Status JobStore::open(const std::string& path) {
            " reason TEXT NOT NULL, user TEXT NOT NULL, reason_time INTEGER NOT NULL)",
            "CREATE TABLE IF NOT EXISTS node_hardware (name TEXT PRIMARY KEY, record BLOB NOT NULL)",
        }) {
-    if (auto status = exec(db_, sql); !status) return Error{path + ": " + status.error()};
+    if (auto status = exec(db_, sql); !status) return Error{ErrorCode::Internal, path + ": " + status.error()};
   }
   writer_ = std::thread([this] { writerLoop(); });
   return okStatus();
@@ -70,7 +70,7 @@ Result<Snapshot> JobStore::load(int64_t now, int64_t keepFinishedSeconds) const 
     }
   }
   Statement jobs(db_, "SELECT id, state, end_time, record FROM jobs ORDER BY id");
-  if (!jobs) return Error{std::string("sqlite: ") + sqlite3_errmsg(db_)};
+  if (!jobs) return Error{ErrorCode::Internal, std::string("sqlite: ") + sqlite3_errmsg(db_)};
   while (sqlite3_step(jobs.get()) == SQLITE_ROW) {
     int state = sqlite3_column_int(jobs.get(), 1);
     int64_t endTime = sqlite3_column_int64(jobs.get(), 2);
@@ -79,8 +79,9 @@ Result<Snapshot> JobStore::load(int64_t now, int64_t keepFinishedSeconds) const 
     int size = sqlite3_column_bytes(jobs.get(), 3);
     v1::Job job;
     if (!job.ParseFromArray(blob, size)) {
-      return Error{"state database: job " + std::to_string(sqlite3_column_int64(jobs.get(), 0)) +
-                   " has a record that does not parse"};
+      return Error{ErrorCode::Internal, "state database: job " +
+                                            std::to_string(sqlite3_column_int64(jobs.get(), 0)) +
+                                            " has a record that does not parse"};
     }
     snapshot.jobs.push_back(std::move(job));
   }
@@ -197,7 +198,7 @@ Status JobStore::writeBatch(std::deque<Pending>& batch) {
                         "ON CONFLICT(name) DO UPDATE SET record=excluded.record");
   if (!putJob || !putNode || !putHardware) {
     (void)exec(db_, "ROLLBACK");
-    return Error{std::string("sqlite: ") + sqlite3_errmsg(db_)};
+    return Error{ErrorCode::Internal, std::string("sqlite: ") + sqlite3_errmsg(db_)};
   }
   for (const auto& pending : batch) {
     sqlite3_stmt* stmt = pending.kind == Pending::Kind::Job    ? putJob.get()
@@ -224,7 +225,7 @@ Status JobStore::writeBatch(std::deque<Pending>& batch) {
     if (sqlite3_step(stmt) != SQLITE_DONE) {
       std::string message = sqlite3_errmsg(db_);
       (void)exec(db_, "ROLLBACK");
-      return Error{"sqlite: " + message};
+      return Error{ErrorCode::Internal, "sqlite: " + message};
     }
   }
   if (auto status = exec(db_, "COMMIT"); !status) {

@@ -1,5 +1,6 @@
 // Durable controller state. Every accepted submission and every job state
-// change is written here before the caller is answered.
+// change is written here before the caller is answered. Every failure here
+// (the database cannot be opened, read or written) is ErrorCode::Internal.
 //
 // Writes are group-committed: the JournalWriter thread takes every record
 // queued since its last transaction, writes them in one SQLite transaction

@@ -54,7 +54,7 @@ ScriptOutcome outcomeOf(int status) {
 
 Result<std::string> readFile(const fs::path& path) {
   std::ifstream in(path);
-  if (!in) return Error{"cannot read " + path.string() + ": " + std::strerror(errno)};
+  if (!in) return Error{ErrorCode::Internal, "cannot read " + path.string() + ": " + std::strerror(errno)};
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -117,7 +117,9 @@ std::string describeScriptFailure(JobScriptKind kind, const ScriptOutcome& outco
 Result<ScriptOutcome> runJobScript(const fs::path& program, const ScriptEnvironment& environment,
                                    std::chrono::milliseconds timeout, const LogLine& log) {
   int pipeFds[2];
-  if (pipe2(pipeFds, O_CLOEXEC) != 0) return Error{std::string("cannot create a pipe: ") + std::strerror(errno)};
+  if (pipe2(pipeFds, O_CLOEXEC) != 0) {
+    return Error{ErrorCode::Internal, std::string("cannot create a pipe: ") + std::strerror(errno)};
+  }
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -151,7 +153,7 @@ Result<ScriptOutcome> runJobScript(const fs::path& program, const ScriptEnvironm
   close(pipeFds[1]);
   if (rc != 0) {
     close(pipeFds[0]);
-    return Error{"cannot start " + path + ": " + std::strerror(rc)};
+    return Error{ErrorCode::Internal, "cannot start " + path + ": " + std::strerror(rc)};
   }
 
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -191,13 +193,14 @@ Status beginJobOnNode(const fs::path& jobsDir, uint64_t jobId, const std::string
   std::error_code ec;
   if (fs::exists(record, ec)) return okStatus();  // not the job's first step here
   fs::create_directories(record, ec);
-  if (ec) return Error{"cannot create job directory " + record.string() + ": " + ec.message()};
+  if (ec) return Error{ErrorCode::Internal, "cannot create job directory " + record.string() + ": " + ec.message()};
   {
     std::ofstream out(record / "spec.json", std::ios::trunc);
     out << stepSpecJson;
     if (!out.flush()) {
       fs::remove_all(record, ec);
-      return Error{"cannot write " + (record / "spec.json").string() + ": " + std::strerror(errno)};
+      return Error{ErrorCode::Internal,
+                   "cannot write " + (record / "spec.json").string() + ": " + std::strerror(errno)};
     }
   }
   if (scripts.prolog.empty()) return okStatus();
@@ -209,7 +212,7 @@ Status beginJobOnNode(const fs::path& jobsDir, uint64_t jobId, const std::string
   if (failure.empty()) return okStatus();
   // No record: the job never began here, so no Epilog follows.
   fs::remove_all(record, ec);
-  return Error{failure};
+  return Error{ErrorCode::Internal, failure};
 }
 
 std::optional<fs::path> claimJobRecord(const fs::path& jobsDir, uint64_t jobId) {
@@ -235,7 +238,7 @@ Status finishJobOnNode(const fs::path& claimedRecord, const JobScripts& scripts,
   }
   std::error_code ec;
   fs::remove_all(claimedRecord, ec);
-  if (!failure.empty()) return Error{failure};
+  if (!failure.empty()) return Error{ErrorCode::Internal, failure};
   return okStatus();
 }
 

@@ -92,13 +92,13 @@ Status writeFileAtomically(const fs::path& path, const std::string& content) {
   temp += ".tmp";
   {
     std::ofstream out(temp, std::ios::trunc);
-    if (!out) return Error{"cannot write " + temp.string() + ": " + std::strerror(errno)};
+    if (!out) return Error{ErrorCode::Internal, "cannot write " + temp.string() + ": " + std::strerror(errno)};
     out << content;
-    if (!out.flush()) return Error{"cannot write " + temp.string() + ": " + std::strerror(errno)};
+    if (!out.flush()) return Error{ErrorCode::Internal, "cannot write " + temp.string() + ": " + std::strerror(errno)};
   }
   std::error_code ec;
   fs::rename(temp, path, ec);
-  if (ec) return Error{"cannot rename " + temp.string() + ": " + ec.message()};
+  if (ec) return Error{ErrorCode::Internal, "cannot rename " + temp.string() + ": " + ec.message()};
   return okStatus();
 }
 
@@ -180,7 +180,7 @@ Status StepLauncher::launch(const v1::LaunchStepRequest& request) {
   }
   std::lock_guard lock(mutex_);
   fs::create_directories(dir, ec);
-  if (ec) return Error{"cannot create step directory " + dir.string() + ": " + ec.message()};
+  if (ec) return Error{ErrorCode::Internal, "cannot create step directory " + dir.string() + ": " + ec.message()};
   if (auto status = writeFileAtomically(dir / "spec.json", specText); !status) return status;
 
   // gantrystepd runs in a session of its own so that it survives the agent.
@@ -207,7 +207,7 @@ Status StepLauncher::launch(const v1::LaunchStepRequest& request) {
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
     fs::remove_all(dir, ec);
-    return Error{"cannot start " + binary + ": " + std::strerror(rc)};
+    return Error{ErrorCode::Internal, "cannot start " + binary + ": " + std::strerror(rc)};
   }
   // gantrystepd writes its own pid too; writing it here closes the window
   // before it does, so the step is never mistaken for a dead one.

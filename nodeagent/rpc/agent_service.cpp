@@ -4,15 +4,18 @@
 #include <spdlog/spdlog.h>
 
 #include "common/rpc/channel.h"
+#include "common/rpc/error_status.h"
 
 namespace gantry::agent {
 
 grpc::Status AgentService::authorize(grpc::ServerContext* context) const {
   auto caller = rpc::callerIdentity(*context, authenticator_);
-  if (!caller) return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "authentication failed: " + caller.error());
+  if (!caller) {
+    return rpc::toGrpcStatus(Error{caller.errorCode(), "authentication failed: " + caller.error()});
+  }
   if (caller->uid != 0 && caller->uid != slurmUserUid_) {
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                        "only the controller (root or SlurmUser) may call the node agent");
+    return rpc::toGrpcStatus(
+        Error{ErrorCode::Denied, "only the controller (root or SlurmUser) may call the node agent"});
   }
   return grpc::Status::OK;
 }
@@ -23,7 +26,7 @@ grpc::Status AgentService::LaunchStep(grpc::ServerContext* context, const v1::La
   auto launched = launcher_.launch(*request);
   if (!launched) {
     spdlog::error("job {} step {}: {}", request->job_id(), request->step_id(), launched.error());
-    return grpc::Status(grpc::StatusCode::INTERNAL, launched.error());
+    return rpc::toGrpcStatus(launched.failure());
   }
   spdlog::info("job {} step {}: started", request->job_id(), request->step_id());
   return grpc::Status::OK;
@@ -32,14 +35,14 @@ grpc::Status AgentService::LaunchStep(grpc::ServerContext* context, const v1::La
 grpc::Status AgentService::signal(grpc::ServerContext* context, uint64_t jobId, int signal) {
   if (auto status = authorize(context); !status.ok()) return status;
   auto sent = launcher_.signalJob(jobId, signal);
-  if (!sent) return grpc::Status(grpc::StatusCode::INTERNAL, sent.error());
+  if (!sent) return rpc::toGrpcStatus(sent.failure());
   return grpc::Status::OK;
 }
 
 grpc::Status AgentService::SignalJob(grpc::ServerContext* context, const v1::SignalJobRequest* request,
                                      v1::AgentReply*) {
   if (request->signal() <= 0 || request->signal() >= NSIG) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "invalid signal " + std::to_string(request->signal()));
+    return rpc::toGrpcStatus(Error{ErrorCode::Invalid, "invalid signal " + std::to_string(request->signal())});
   }
   return signal(context, request->job_id(), request->signal());
 }
@@ -60,7 +63,7 @@ grpc::Status AgentService::TerminateJob(grpc::ServerContext* context, const v1::
   // Every job end reaches here (completions too), so this is where the
   // Epilog starts; a repeat for an ended job is harmless.
   auto ended = launcher_.endJob(request->job_id());
-  if (!ended) return grpc::Status(grpc::StatusCode::INTERNAL, ended.error());
+  if (!ended) return rpc::toGrpcStatus(ended.failure());
   return grpc::Status::OK;
 }
 

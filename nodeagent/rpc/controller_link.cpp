@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/rpc/channel.h"
+#include "common/rpc/error_status.h"
 
 namespace gantry::agent {
 
@@ -66,8 +67,11 @@ bool ControllerLink::registerNode() {
   v1::RegisterResponse response;
   grpc::Status status = stub_->Register(context->get(), request, &response);
   if (!status.ok()) {
-    spdlog::warn("registration with controller at {} failed: {}",
-                 rpc::endpoint(options_.controllerAddr, options_.controllerPort), status.error_message());
+    // Every kind is retried: an unreachable controller comes back, and a
+    // refusal (e.g. the agent does not run as root or SlurmUser) is for an
+    // administrator to fix while the agent keeps asking.
+    Error failure = rpc::fromGrpcStatus(status, controllerName());
+    spdlog::warn("registration failed ({}): {}", toString(failure.code), failure.message);
     return false;
   }
   spdlog::info("registered with the controller ({} steps known)", request.running_size());
@@ -90,7 +94,8 @@ void ControllerLink::sendHeartbeat() {
   v1::HeartbeatResponse response;
   grpc::Status status = stub_->Heartbeat(context->get(), request, &response);
   if (!status.ok()) {
-    spdlog::debug("heartbeat failed: {}", status.error_message());
+    Error failure = rpc::fromGrpcStatus(status, controllerName());
+    spdlog::debug("heartbeat failed ({}): {}", toString(failure.code), failure.message);
     return;
   }
   launcher_.forgetDrainReasons(drains.size());
@@ -114,11 +119,22 @@ void ControllerLink::reportFinished() {
     for (const auto& [region, bytes] : step.dmemPeakBytes) (*request.mutable_dmem_peak_bytes())[region] = bytes;
     v1::StepCompleteResponse response;
     grpc::Status status = stub_->StepComplete(context->get(), request, &response);
-    if (!status.ok()) return;  // kept on disk; retried on the next round
+    if (!status.ok()) {
+      // Kept on disk and retried on the next round, whatever the kind:
+      // the controller must hear every step's end.
+      Error failure = rpc::fromGrpcStatus(status, controllerName());
+      spdlog::debug("job {} step {}: report failed ({}): {}", step.key.jobId, step.key.stepId,
+                    toString(failure.code), failure.message);
+      return;
+    }
     spdlog::info("job {} step {}: exit {} signal {} reported", step.key.jobId, step.key.stepId,
                  step.exitCode, step.signal);
     launcher_.acknowledge(step.key);
   }
+}
+
+std::string ControllerLink::controllerName() const {
+  return "controller at " + rpc::endpoint(options_.controllerAddr, options_.controllerPort);
 }
 
 void ControllerLink::terminateOrphans(const google::protobuf::RepeatedField<uint64_t>& jobs) {

@@ -42,6 +42,7 @@ class ControllerLink {
   void sendHeartbeat();
   void reportFinished();
   void terminateOrphans(const google::protobuf::RepeatedField<uint64_t>& jobs);
+  std::string controllerName() const;  // "controller at host:port", for messages
 
   LinkOptions options_;
   StepLauncher& launcher_;

@@ -77,11 +77,16 @@ inline gantry::v1::Job pendingJob() {
   return job;
 }
 
-inline gantry::v1::Node node(const std::string& name, const std::string& state, int allocCpus) {
+// `state` is the controller's display text; base and flags are what the
+// CLI decides on, so a fixture sets both, as the controller does.
+inline gantry::v1::Node node(const std::string& name, const std::string& state,
+                             gantry::v1::NodeBaseState base, uint32_t flags, int allocCpus) {
   gantry::v1::Node n;
   n.set_name(name);
   n.set_addr(name);
   n.set_state(state);
+  n.set_base_state(base);
+  n.set_state_flags(flags);
   n.set_cpus(8);
   n.set_boards(1);
   n.set_sockets(2);
@@ -94,13 +99,16 @@ inline gantry::v1::Node node(const std::string& name, const std::string& state, 
 
 inline std::vector<gantry::v1::Node> clusterNodes() {
   std::vector<gantry::v1::Node> nodes;
-  for (const char* name : {"cpu1", "cpu2", "cpu3"}) nodes.push_back(node(name, "IDLE", 0));
+  for (const char* name : {"cpu1", "cpu2", "cpu3"}) {
+    nodes.push_back(node(name, "IDLE", gantry::v1::NODE_IDLE, 0, 0));
+  }
   nodes[2].set_state("IDLE+DRAIN");
+  nodes[2].set_state_flags(gantry::v1::NODE_FLAG_DRAIN);
   nodes[2].set_reason("bad dimm");
   nodes[2].set_reason_user("root");
   nodes[2].set_reason_time(kNow - 3600);
   for (const char* name : {"gpu1", "gpu2"}) {
-    auto n = node(name, "MIXED", 4);
+    auto n = node(name, "MIXED", gantry::v1::NODE_MIXED, 0, 4);
     n.set_gres("gpu:a100:4");
     n.set_gres_used("gpu:a100:2(IDX:0-1)");
     n.add_partitions("gpu");

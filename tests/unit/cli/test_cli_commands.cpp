@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <grpcpp/grpcpp.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,6 +14,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/controller_client.h"
 #include "cli/subcommands.h"
 #include "common/auth/identity.h"
 #include "cli_fixtures.h"
@@ -282,4 +286,44 @@ TEST_CASE("squeue --me asks for the caller's jobs", "[cli][commands]") {
   auto both = run(runSqueue, {"--me", "-u", "bob"}, cluster);
   CHECK(both.status == 1);
   CHECK_THAT(both.err, Catch::Contains("--me and -u/--user cannot be combined"));
+}
+
+TEST_CASE("a failed call keeps the kind the controller answered", "[cli][commands][errors]") {
+  Cluster cluster;
+  auto client = ControllerClient::connect(cluster.confDir());
+  REQUIRE(client.ok());
+  gantry::v1::JobActionRequest request;
+  request.set_job_id(404);
+  auto refused = client->call<gantry::v1::JobActionResponse>(
+      [&](auto& stub, grpc::ClientContext* context, auto* out) { return stub.HoldJob(context, request, out); });
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.errorCode() == gantry::ErrorCode::NotFound);
+  CHECK(refused.error() == "Invalid job id specified");
+}
+
+TEST_CASE("a controller that cannot be reached is Unavailable", "[cli][commands][errors]") {
+  // A port the kernel handed out and that nothing listens on.
+  int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(probe >= 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  REQUIRE(::bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  REQUIRE(::getsockname(probe, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  const int port = ntohs(address.sin_port);
+  auto dir = std::filesystem::temp_directory_path() / ("gantry-cli-unreachable-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "gantry.conf") << "ClusterName=test\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=" << port
+                                     << "\nAuthType=auth/none\nNodeName=n1 CPUs=1\nPartitionName=p Nodes=n1\n";
+  auto client = ControllerClient::connect(dir.string());
+  REQUIRE(client.ok());
+  auto failed = client->call<gantry::v1::GetConfigResponse>([](auto& stub, grpc::ClientContext* context, auto* out) {
+    return stub.GetConfig(context, gantry::v1::GetConfigRequest{}, out);
+  });
+  std::filesystem::remove_all(dir);
+  ::close(probe);
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.errorCode() == gantry::ErrorCode::Unavailable);
+  CHECK_THAT(failed.error(), Catch::StartsWith("cannot reach controller at 127.0.0.1:" + std::to_string(port) + ": "));
 }

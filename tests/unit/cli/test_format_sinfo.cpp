@@ -73,14 +73,3 @@ TEST_CASE("sinfo -O field names", "[cli][sinfo]") {
              Catch::Contains("-O/--Format: unknown field 'Colour'"));
   CHECK_THAT(parseSinfoFormat("%P %Q").error(), Catch::Contains("unknown field code '%Q'"));
 }
-
-TEST_CASE("node states as sinfo shows them", "[cli][sinfo]") {
-  CHECK(nodeStateLong("IDLE") == "idle");
-  CHECK(nodeStateLong("MIXED+DRAIN") == "draining");
-  CHECK(nodeStateCompact("MIXED+DRAIN") == "drng");
-  CHECK(nodeStateLong("IDLE+DRAIN") == "drained");
-  CHECK(nodeStateCompact("DRAINED") == "drain");
-  CHECK(nodeStateCompact("ALLOCATED") == "alloc");
-  CHECK(nodeStateCompact("DOWN+NOT_RESPONDING") == "down*");
-  CHECK(nodeStateLong("weird") == "unknown");
-}
