@@ -298,3 +298,16 @@ TEST_CASE("200 quick children leave no zombie behind") {
   CHECK(succeeded == 200);
   CHECK(zombieChildren() == 0);
 }
+
+TEST_CASE("a child can run as another user, without our supplementary groups") {
+  if (::geteuid() != 0) {
+    WARN("not root: running as another user is not tried");
+    return;
+  }
+  ProcessSpec spec = shell("id -u; id -g; id -G");
+  spec.runAs = RunAs{.uid = 65534, .gid = 65534};
+  spec.stdoutTo = OutputTarget::capture(100);
+  auto outcome = runProcessAndWait(spec);
+  CHECK(outcome.succeeded());
+  CHECK(outcome.stdoutText == "65534\n65534\n65534\n");
+}
