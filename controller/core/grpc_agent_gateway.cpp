@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "common/rpc/channel.h"
+#include "common/rpc/error_status.h"
 #include "controller/core/agent_gateway.h"
 #include "gantry/v1/agent.grpc.pb.h"
 
@@ -69,12 +70,11 @@ class GrpcAgentGateway final : public AgentGateway {
       auto context = rpc::makeCallContext(authenticator_, timeout);
       Status result = okStatus();
       if (!context) {
-        result = Error{context.error()};
+        result = context.failure();
       } else {
         grpc::Status status = invoke(stub(to), context->get());
         if (!status.ok()) {
-          result = Error{rpc::describeFailure(status, "node " + to.node + " at " +
-                                                          rpc::endpoint(to.addr, to.port))};
+          result = rpc::fromGrpcStatus(status, "node " + to.node + " at " + rpc::endpoint(to.addr, to.port));
         }
       }
       if (done) done(result);

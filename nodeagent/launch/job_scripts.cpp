@@ -1,18 +1,14 @@
 #include "nodeagent/launch/job_scripts.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
-#include <vector>
 
+#include "common/util/process.h"
 #include "stepd/core/task_environment.h"
 
 namespace gantry::agent {
@@ -32,24 +28,6 @@ void emitLines(std::string& pending, const LogLine& log) {
     start = newline + 1;
   }
   pending.erase(0, start);
-}
-
-// Reads what is available now; false once the pipe has nothing more.
-bool readAvailable(int fd, std::string& pending) {
-  char buffer[4096];
-  ssize_t got = read(fd, buffer, sizeof buffer);
-  if (got > 0) {
-    pending.append(buffer, static_cast<size_t>(got));
-    return true;
-  }
-  return false;
-}
-
-ScriptOutcome outcomeOf(int status) {
-  ScriptOutcome outcome;
-  if (WIFEXITED(status)) outcome.exitCode = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
-  return outcome;
 }
 
 Result<std::string> readFile(const fs::path& path) {
@@ -114,77 +92,44 @@ std::string describeScriptFailure(JobScriptKind kind, const ScriptOutcome& outco
   return prefix + "exit " + std::to_string(outcome.exitCode);
 }
 
+void startJobScript(boost::asio::any_io_executor executor, const fs::path& program,
+                    const ScriptEnvironment& environment, std::chrono::milliseconds timeout, LogLine log,
+                    ScriptDone done) {
+  // Both streams in one pipe, so the log keeps their order; kept nowhere
+  // but in the log. Only the strand touches `pending`.
+  auto pending = std::make_shared<std::string>();
+  ProcessSpec spec{.argv = {program.string()},
+                   .stdoutTo = OutputTarget::capture(0),
+                   .stderrTo = OutputTarget::sameAsStdout(),
+                   .timeout = timeout,
+                   .killGrace = kScriptKillGrace,
+                   .onOutput = [pending, log](OutputStream, std::string_view chunk) {
+                     pending->append(chunk);
+                     emitLines(*pending, log);
+                   }};
+  for (const auto& [name, value] : environment) spec.environment.push_back(name + "=" + value);
+  runProcess(std::move(executor), std::move(spec),
+             [pending, log, done = std::move(done)](ProcessOutcome outcome) {
+               if (!pending->empty()) log(*pending);
+               if (!outcome.started()) {
+                 done(*outcome.startError);
+                 return;
+               }
+               // A lost exit status (exit -1) counts as a failure.
+               done(ScriptOutcome{.exitCode = outcome.signal != 0 ? 0 : outcome.exitCode,
+                                  .signal = outcome.signal,
+                                  .timedOut = outcome.timedOut});
+             });
+}
+
 Result<ScriptOutcome> runJobScript(const fs::path& program, const ScriptEnvironment& environment,
                                    std::chrono::milliseconds timeout, const LogLine& log) {
-  int pipeFds[2];
-  if (pipe2(pipeFds, O_CLOEXEC) != 0) {
-    return Error{ErrorCode::Internal, std::string("cannot create a pipe: ") + std::strerror(errno)};
-  }
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, pipeFds[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, pipeFds[1], 2);
-  // Its own process group, so a timeout also ends whatever it started; the
-  // agent's blocked signals must not stay blocked in the script.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(&attr, 0);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-
-  std::vector<std::string> envStrings;
-  for (const auto& [name, value] : environment) envStrings.push_back(name + "=" + value);
-  std::vector<char*> envp;
-  for (auto& entry : envStrings) envp.push_back(entry.data());
-  envp.push_back(nullptr);
-  std::string path = program.string();
-  char* argv[] = {path.data(), nullptr};
-
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, path.c_str(), &actions, &attr, argv, envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  close(pipeFds[1]);
-  if (rc != 0) {
-    close(pipeFds[0]);
-    return Error{ErrorCode::Internal, "cannot start " + path + ": " + std::strerror(rc)};
-  }
-
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  std::string pending;
-  ScriptOutcome outcome;
-  for (;;) {
-    pollfd readable{.fd = pipeFds[0], .events = POLLIN, .revents = 0};
-    if (poll(&readable, 1, 100) > 0) readAvailable(pipeFds[0], pending);
-    emitLines(pending, log);
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      outcome = outcomeOf(status);
-      break;
-    }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      killpg(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      outcome = outcomeOf(status);
-      outcome.timedOut = true;
-      break;
-    }
-  }
-  // The script is gone; take what it left in the pipe without waiting for
-  // children of it that may still hold the pipe open.
-  fcntl(pipeFds[0], F_SETFL, O_NONBLOCK);
-  while (readAvailable(pipeFds[0], pending)) {
-  }
-  close(pipeFds[0]);
-  emitLines(pending, log);
-  if (!pending.empty()) log(pending);
-  return outcome;
+  boost::asio::io_context io;
+  std::optional<Result<ScriptOutcome>> result;
+  startJobScript(io.get_executor(), program, environment, timeout, log,
+                 [&result](Result<ScriptOutcome> outcome) { result = std::move(outcome); });
+  io.run();
+  return std::move(*result);
 }
 
 Status beginJobOnNode(const fs::path& jobsDir, uint64_t jobId, const std::string& stepSpecJson,
@@ -199,8 +144,7 @@ Status beginJobOnNode(const fs::path& jobsDir, uint64_t jobId, const std::string
     out << stepSpecJson;
     if (!out.flush()) {
       fs::remove_all(record, ec);
-      return Error{ErrorCode::Internal,
-                   "cannot write " + (record / "spec.json").string() + ": " + std::strerror(errno)};
+      return Error{ErrorCode::Internal, "cannot write " + (record / "spec.json").string() + ": " + std::strerror(errno)};
     }
   }
   if (scripts.prolog.empty()) return okStatus();
@@ -227,19 +171,36 @@ std::optional<fs::path> claimJobRecord(const fs::path& jobsDir, uint64_t jobId) 
   return claimed;
 }
 
-Status finishJobOnNode(const fs::path& claimedRecord, const JobScripts& scripts, const LogLine& log) {
-  std::string failure;
-  if (!scripts.epilog.empty()) {
-    ScriptEnvironment env =
-        environmentFromRecord(claimedRecord, JobScriptKind::Epilog, jobIdOfRecord(claimedRecord), log);
-    auto outcome = runJobScript(scripts.epilog, env, scripts.timeout, log);
-    failure = !outcome ? "epilog failed: " + outcome.error()
-                       : describeScriptFailure(JobScriptKind::Epilog, *outcome, scripts.timeout);
+void finishJobOnNode(boost::asio::any_io_executor executor, const fs::path& claimedRecord, const JobScripts& scripts,
+                     LogLine log, std::function<void(Status)> done) {
+  auto settle = [claimedRecord, done = std::move(done)](std::string failure) {
+    std::error_code ec;
+    fs::remove_all(claimedRecord, ec);
+    if (!failure.empty()) {
+      done(Error{ErrorCode::Internal, failure});
+    } else {
+      done(okStatus());
+    }
+  };
+  if (scripts.epilog.empty()) {
+    boost::asio::post(executor, [settle = std::move(settle)] { settle(""); });
+    return;
   }
-  std::error_code ec;
-  fs::remove_all(claimedRecord, ec);
-  if (!failure.empty()) return Error{ErrorCode::Internal, failure};
-  return okStatus();
+  ScriptEnvironment env =
+      environmentFromRecord(claimedRecord, JobScriptKind::Epilog, jobIdOfRecord(claimedRecord), log);
+  startJobScript(std::move(executor), scripts.epilog, env, scripts.timeout, log,
+                 [timeout = scripts.timeout, settle = std::move(settle)](Result<ScriptOutcome> outcome) {
+                   settle(!outcome ? "epilog failed: " + outcome.error()
+                                   : describeScriptFailure(JobScriptKind::Epilog, *outcome, timeout));
+                 });
+}
+
+Status finishJobOnNode(const fs::path& claimedRecord, const JobScripts& scripts, const LogLine& log) {
+  boost::asio::io_context io;
+  Status result = okStatus();
+  finishJobOnNode(io.get_executor(), claimedRecord, scripts, log, [&result](Status status) { result = std::move(status); });
+  io.run();
+  return result;
 }
 
 }  // namespace gantry::agent

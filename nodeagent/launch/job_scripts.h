@@ -14,10 +14,17 @@
 // job's own view may be), plus CUDA_MPS_ACTIVE_THREAD_PERCENTAGE for MPS
 // jobs, so a Prolog can start an MPS server for the job's GPU and user.
 //
+// The scripts run through the process runner (common/util/process.h): no
+// thread waits on a script. The asynchronous forms call back on a strand of
+// the executor they are given; the synchronous forms run a private event
+// loop on the calling thread, for callers that must wait anyway (a launch
+// answers only after its Prolog).
+//
 // Thread-safety: free functions without shared state; callers serialize
 // the creation and the claiming of one job's record (StepLauncher does).
 #pragma once
 
+#include <boost/asio/any_io_executor.hpp>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -60,9 +67,21 @@ struct ScriptOutcome {
 std::string describeScriptFailure(JobScriptKind kind, const ScriptOutcome& outcome,
                                   std::chrono::milliseconds timeout);
 
-// Runs `program` with exactly `environment`, stdin from /dev/null, each line
-// of its stdout and stderr handed to `log`, in a process group of its own
-// that is killed when the timeout passes. Fails only when it cannot start.
+// A timed-out script's group gets SIGTERM, then SIGKILL this much later.
+inline constexpr std::chrono::milliseconds kScriptKillGrace{2000};
+
+using ScriptDone = std::function<void(Result<ScriptOutcome>)>;
+
+// Starts `program` with exactly `environment`, stdin from /dev/null, each
+// line of its stdout and stderr handed to `log` as it comes, in a process
+// group of its own that is killed when the timeout passes, and returns at
+// once. `done` gets the outcome, or an error only when it could not start;
+// `log` and `done` run on a strand of `executor`.
+void startJobScript(boost::asio::any_io_executor executor, const std::filesystem::path& program,
+                    const ScriptEnvironment& environment, std::chrono::milliseconds timeout, LogLine log,
+                    ScriptDone done);
+
+// startJobScript, waiting for the end on the calling thread.
 Result<ScriptOutcome> runJobScript(const std::filesystem::path& program, const ScriptEnvironment& environment,
                                    std::chrono::milliseconds timeout, const LogLine& log);
 
@@ -78,7 +97,12 @@ Status beginJobOnNode(const std::filesystem::path& jobsDir, uint64_t jobId, cons
 std::optional<std::filesystem::path> claimJobRecord(const std::filesystem::path& jobsDir, uint64_t jobId);
 
 // Runs the Epilog for a claimed record, then removes the record (also when
-// the Epilog fails, which is answered with its reason).
+// the Epilog fails, which is answered with its reason). Returns at once;
+// `log` and `done` run on a strand of `executor`.
+void finishJobOnNode(boost::asio::any_io_executor executor, const std::filesystem::path& claimedRecord,
+                     const JobScripts& scripts, LogLine log, std::function<void(Status)> done);
+
+// The same, waiting for the end on the calling thread.
 Status finishJobOnNode(const std::filesystem::path& claimedRecord, const JobScripts& scripts, const LogLine& log);
 
 }  // namespace gantry::agent

@@ -1,23 +1,21 @@
 #include "nodeagent/launch/step_launcher.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <spdlog/spdlog.h>
-#include <thread>
 
-extern char** environ;
+#include "common/util/process.h"
 
 namespace gantry::agent {
 namespace fs = std::filesystem;
@@ -183,32 +181,27 @@ Status StepLauncher::launch(const v1::LaunchStepRequest& request) {
   if (ec) return Error{ErrorCode::Internal, "cannot create step directory " + dir.string() + ": " + ec.message()};
   if (auto status = writeFileAtomically(dir / "spec.json", specText); !status) return status;
 
-  // gantrystepd runs in a session of its own so that it survives the agent.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  std::string logPath = (dir / "stepd.log").string();
-  posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::string binary = options_.stepdPath.string();
-  std::string dirArg = dir.string();
-  char* argv[] = {binary.data(), const_cast<char*>("--step-dir"), dirArg.data(), nullptr};
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, binary.c_str(), &actions, &attr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
+  // gantrystepd runs in a session of its own so that it survives the agent;
+  // while the agent lives the runner reaps it when it ends. Its start is
+  // awaited (exec, not the step) so that one that cannot run fails here.
+  auto started = std::make_shared<std::promise<Status>>();
+  std::future<Status> exec = started->get_future();
+  ProcessSpec stepdSpec{.argv = {options_.stepdPath.string(), "--step-dir", dir.string()},
+                        .environment = inheritedEnvironment(),
+                        .stdoutTo = OutputTarget::appendTo(dir / "stepd.log"),
+                        .stderrTo = OutputTarget::sameAsStdout(),
+                        .detached = true,
+                        .onStarted = [started](const Status& status) { started->set_value(status); }};
+  ProcessHandle stepd = runProcess(io_.executor(), std::move(stepdSpec), [key](ProcessOutcome outcome) {
+    if (outcome.started() && !outcome.succeeded()) {
+      spdlog::info("job {} step {}: gantrystepd ended: {}", key.jobId, key.stepId, describeOutcome(outcome));
+    }
+  });
+  if (Status status = exec.get(); !status) {
     fs::remove_all(dir, ec);
-    return Error{ErrorCode::Internal, "cannot start " + binary + ": " + std::strerror(rc)};
+    return status;
   }
+  const pid_t pid = stepd.pid();
   // gantrystepd writes its own pid too; writing it here closes the window
   // before it does, so the step is never mistaken for a dead one.
   {
@@ -277,8 +270,8 @@ std::vector<FinishedStep> StepLauncher::finished() {
       std::ifstream in(entry.path() / "launcher.pid");
       in >> pid;
     }
-    // Reap our own child if it exited (the agent may be its parent).
-    if (pid > 0) waitpid(pid, nullptr, WNOHANG);
+    // A gantrystepd of ours that ended is reaped by the process runner, so
+    // it is not mistaken for a live one (kill(0) finds zombies) for long.
     if (pid > 0 && !alive(pid)) {
       step.exitCode = 1;
       step.message = "gantrystepd exited without a result";
@@ -320,7 +313,6 @@ bool StepLauncher::anyStepRunning(const fs::path& stepsDir, uint64_t jobId) {
       std::ifstream in(entry.path() / "launcher.pid");
       in >> pid;
     }
-    if (pid > 0) waitpid(pid, nullptr, WNOHANG);  // a dead child of ours must not linger as a zombie
     if (alive(pid)) return true;
   }
   return false;
@@ -337,29 +329,58 @@ Status StepLauncher::endJob(uint64_t jobId) {
   return okStatus();
 }
 
+struct StepLauncher::PendingEpilog {
+  boost::asio::steady_timer poll;
+  fs::path steps;
+  fs::path claimed;
+  JobScripts scripts;
+  uint64_t jobId = 0;
+  std::shared_ptr<DrainReasons> drains;
+  std::chrono::steady_clock::time_point giveUp;
+};
+
 void StepLauncher::finishInBackground(uint64_t jobId, fs::path claimedRecord) {
   // The steps may take their kill wait to end after SIGTERM and the caller
-  // is an RPC with a deadline, so the Epilog waits on a thread of its own.
-  // It owns copies of all it uses and outlives nothing but the process.
-  std::thread([steps = stepsDir(), claimed = std::move(claimedRecord), scripts = options_.jobScripts, jobId,
-               drains = drainReasons_] {
-    const auto giveUp = std::chrono::steady_clock::now() + scripts.timeout;
-    while (anyStepRunning(steps, jobId) && std::chrono::steady_clock::now() < giveUp) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    if (anyStepRunning(steps, jobId)) spdlog::warn("job {}: steps still running, epilog runs anyway", jobId);
-    auto finished = finishJobOnNode(claimed, scripts, [jobId](const std::string& line) {
-      spdlog::info("job {} epilog: {}", jobId, line);
+  // is an RPC with a deadline, so the Epilog waits on the launcher's event
+  // thread. It owns copies of all it uses and outlives nothing but the
+  // launcher (an Epilog the launcher drops is still claimed on disk and
+  // runs after the agent's restart).
+  auto pending = std::make_shared<PendingEpilog>(PendingEpilog{
+      .poll = boost::asio::steady_timer(io_.executor()),
+      .steps = stepsDir(),
+      .claimed = std::move(claimedRecord),
+      .scripts = options_.jobScripts,
+      .jobId = jobId,
+      .drains = drainReasons_,
+      .giveUp = std::chrono::steady_clock::now() + options_.jobScripts.timeout});
+  boost::asio::post(io_.executor(), [pending] { runEpilogWhenStepsGone(pending); });
+}
+
+void StepLauncher::runEpilogWhenStepsGone(const std::shared_ptr<PendingEpilog>& pending) {
+  const uint64_t jobId = pending->jobId;
+  bool running = anyStepRunning(pending->steps, jobId);
+  if (running && std::chrono::steady_clock::now() < pending->giveUp) {
+    pending->poll.expires_after(std::chrono::milliseconds(200));
+    pending->poll.async_wait([pending](const boost::system::error_code& ec) {
+      if (!ec) runEpilogWhenStepsGone(pending);
     });
-    if (!finished) {
-      // A node whose Epilog fails may not be clean for the next job.
-      spdlog::error("job {}: {}", jobId, finished.error());
-      std::lock_guard lock(drains->mutex);
-      drains->reasons.push_back("job " + std::to_string(jobId) + ": " + finished.error());
-    } else if (!scripts.epilog.empty()) {
-      spdlog::info("job {}: epilog done", jobId);
-    }
-  }).detach();
+    return;
+  }
+  if (running) spdlog::warn("job {}: steps still running, epilog runs anyway", jobId);
+  finishJobOnNode(
+      pending->poll.get_executor(), pending->claimed, pending->scripts,
+      [jobId](const std::string& line) { spdlog::info("job {} epilog: {}", jobId, line); },
+      [pending](Status finished) {
+        const uint64_t jobId = pending->jobId;
+        if (!finished) {
+          // A node whose Epilog fails may not be clean for the next job.
+          spdlog::error("job {}: {}", jobId, finished.error());
+          std::lock_guard lock(pending->drains->mutex);
+          pending->drains->reasons.push_back("job " + std::to_string(jobId) + ": " + finished.error());
+        } else if (!pending->scripts.epilog.empty()) {
+          spdlog::info("job {}: epilog done", jobId);
+        }
+      });
 }
 
 std::vector<std::string> StepLauncher::drainReasons() const {

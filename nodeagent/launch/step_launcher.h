@@ -14,10 +14,17 @@
 // is followed by the Epilog (see job_scripts.h); the job's record lives in
 // <spool>/jobs/<jobid>/.
 //
+// Child processes go through the process runner (common/util/process.h) on
+// one event thread the launcher owns: gantrystepd is started detached and
+// reaped there if it ends while the agent runs (no zombies pile up), and
+// Epilogs wait for their job's steps and run there, without a thread each.
+//
 // Thread-safe: all methods lock one mutex; nothing slow happens under it
 // except small file writes and fork/exec. Launches and job ends also hold a
 // second one, taken first, across the Prolog, so a slow Prolog delays other
-// launches but never the heartbeat's running()/finished().
+// launches but never the heartbeat's running()/finished(). The Prolog runs
+// on the launching thread, which waits for it: the launch's answer is the
+// Prolog's outcome.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "common/util/io_thread.h"
 #include "common/util/result.h"
 #include "gantry/v1/agent.pb.h"
 #include "nodeagent/launch/job_scripts.h"
@@ -97,11 +105,13 @@ class StepLauncher {
   static bool anyStepRunning(const std::filesystem::path& stepsDir, uint64_t jobId);
   static bool parseDirName(const std::string& name, StepKey* key);
   static int readPid(const std::filesystem::path& dir);
-  // Runs the Epilog of a claimed job record on a detached thread once the
+  // Runs the Epilog of a claimed job record on the event thread once the
   // job's steps are gone (at most the script timeout later).
   void finishInBackground(uint64_t jobId, std::filesystem::path claimedRecord);
+  struct PendingEpilog;
+  static void runEpilogWhenStepsGone(const std::shared_ptr<PendingEpilog>& pending);
 
-  // Shared with the Epilog threads, which may outlive a call.
+  // Shared with pending Epilogs, which may outlive a call.
   struct DrainReasons {
     mutable std::mutex mutex;
     std::vector<std::string> reasons;
@@ -111,6 +121,8 @@ class StepLauncher {
   std::mutex mutex_;
   std::mutex jobRecordMutex_;  // launches and job ends: the job record and the Prolog
   std::shared_ptr<DrainReasons> drainReasons_ = std::make_shared<DrainReasons>();
+  // Last, so it stops (and drops what is pending) before the rest goes.
+  IoThread io_;
 };
 
 }  // namespace gantry::agent
