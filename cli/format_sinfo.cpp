@@ -189,6 +189,9 @@ std::vector<SinfoRow> groupRows(const LineFormat& format, const std::vector<Sinf
                                 SinfoView view) {
   std::vector<SinfoRow> grouped;
   std::map<std::string, size_t> indexByKey;
+  // The nodes already in each grouped row, so merging stays linear in the
+  // node count (a cluster of idle nodes is one row of thousands).
+  std::vector<std::set<const Node*>> members;
   for (const SinfoRow& row : rows) {
     std::string key = row.partition ? row.partition->name() : "";
     key += '\x1f';
@@ -200,13 +203,12 @@ std::vector<SinfoRow> groupRows(const LineFormat& format, const std::vector<Sinf
     auto [it, inserted] = indexByKey.emplace(key, grouped.size());
     if (inserted) {
       grouped.push_back(row);
+      members.emplace_back(row.nodes.begin(), row.nodes.end());
       continue;
     }
     SinfoRow& target = grouped[it->second];
     for (const Node* node : row.nodes) {
-      bool present = false;
-      for (const Node* existing : target.nodes) present = present || existing == node;
-      if (!present) target.nodes.push_back(node);
+      if (members[it->second].insert(node).second) target.nodes.push_back(node);
     }
   }
   return grouped;
