@@ -65,6 +65,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (const auto& warning : loaded->warnings) spdlog::warn("{}", warning.toString());
+  // Keys the configuration sets but nothing acts on yet, said once so the
+  // administrator is not misled (the same lines as --check-config's notes).
+  for (const auto& note : loaded->notes) spdlog::warn("{}", note.toString());
 
   std::error_code ec;
   std::filesystem::create_directories(conf.stateSaveLocation, ec);
@@ -93,7 +96,8 @@ int main(int argc, char** argv) {
                                     .clock = &clock,
                                     .store = &store,
                                     .agents = agents.get(),
-                                    .slurmUserUid = uidOf(conf.slurmUser)});
+                                    .slurmUserUid = uidOf(conf.slurmUser),
+                                    .keepFinishedSeconds = conf.minJobAgeSeconds});
   if (auto status = core.start(); !status) {
     spdlog::critical("cannot recover state: {}", status.error());
     return 1;

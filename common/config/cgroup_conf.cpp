@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "common/config/inert_keys.h"
 #include "common/config/value_parse.h"
 
 namespace gantry::config {
@@ -44,8 +45,10 @@ CgroupConfParse interpretCgroupConf(const ReadResult& read, const std::string& f
   conf.file = fileName;
   std::string memoryFile;
   int memoryLine = 0;
+  InertKeyNotes inert(diag);
   for (const auto& line : read.lines) {
     for (const auto& pair : line.pairs) {
+      std::size_t errorsBefore = diag.errors.size(), warningsBefore = diag.warnings.size();
       std::string key = toLower(pair.key);
       auto fail = [&](const std::string& rule) { diag.error(line.file, line.line, pair.key + "=" + pair.value + ": " + rule); };
       auto setBool = [&](bool& field) {
@@ -91,6 +94,9 @@ CgroupConfParse interpretCgroupConf(const ReadResult& read, const std::string& f
         setPercent(conf.allowedSwapSpacePercent);
       } else if (!isIgnoredCgroupKey(key)) {
         diag.warn(line.file, line.line, "unknown key \"" + pair.key + "\" is ignored");
+      }
+      if (diag.errors.size() == errorsBefore && diag.warnings.size() == warningsBefore) {
+        inert.check(KeyPlace::CgroupConf, line, pair);
       }
     }
   }

@@ -52,17 +52,19 @@ std::string CheckReport::toString() const {
   std::string out;
   for (const auto& d : errors) out += d.toString() + "\n";
   for (const auto& d : warnings) out += "warning: " + d.toString() + "\n";
+  for (const auto& d : notes) out += "note: " + d.toString() + "\n";
   return out;
 }
 
 CheckReport checkAll(const fs::path& confDir, const CheckOptions& options) {
   CheckReport report;
-  std::set<std::string> seenErrors, seenWarnings;
+  std::set<std::string> seenErrors, seenWarnings, seenNotes;
 
   fs::path gantryFile = confDir / "gantry.conf";
   GantryConfParse gantry = interpretGantryConf(readConfFile(gantryFile), gantryFile.string());
   addUnique(report.errors, gantry.diagnostics.errors, seenErrors);
   addUnique(report.warnings, gantry.diagnostics.warnings, seenWarnings);
+  addUnique(report.notes, gantry.diagnostics.notes, seenNotes);
 
   std::error_code ec;
   fs::path gresFile = confDir / "gres.conf";
@@ -70,6 +72,7 @@ CheckReport checkAll(const fs::path& confDir, const CheckOptions& options) {
     GresLinesParse lines = parseGresLines(readConfFile(gresFile));
     addUnique(report.errors, lines.diagnostics.errors, seenErrors);
     addUnique(report.warnings, lines.diagnostics.warnings, seenWarnings);
+    addUnique(report.notes, lines.diagnostics.notes, seenNotes);
     std::set<std::string> nodes;
     if (!options.nodeName.empty()) {
       nodes.insert(options.nodeName);
@@ -90,6 +93,7 @@ CheckReport checkAll(const fs::path& confDir, const CheckOptions& options) {
     CgroupConfParse cgroup = interpretCgroupConf(readConfFile(cgroupFile), cgroupFile.string(), gantry.conf);
     addUnique(report.errors, cgroup.diagnostics.errors, seenErrors);
     addUnique(report.warnings, cgroup.diagnostics.warnings, seenWarnings);
+    addUnique(report.notes, cgroup.diagnostics.notes, seenNotes);
   }
 
   fs::path resctrlFile = confDir / "resctrl.yaml";

@@ -19,9 +19,11 @@ struct CheckOptions {
 struct CheckReport {
   std::vector<Diagnostic> errors;
   std::vector<Diagnostic> warnings;
+  // Keys accepted but not yet acted on (inert_keys.h); never make ok() false.
+  std::vector<Diagnostic> notes;
   bool ok() const { return errors.empty(); }
-  // Errors then warnings, one "file:line: message" per line, warnings
-  // prefixed with "warning: ".
+  // Errors, then warnings, then notes, one "file:line: message" per line,
+  // warnings prefixed with "warning: " and notes with "note: ".
   std::string toString() const;
 };
 

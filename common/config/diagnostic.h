@@ -20,9 +20,12 @@ struct Diagnostic {
 };
 
 // Collects every problem of a load so all of them are reported at once.
+// Notes are not problems: they say that a value was accepted but changes
+// nothing yet (common/config/inert_keys.h).
 struct Diagnostics {
   std::vector<Diagnostic> errors;
   std::vector<Diagnostic> warnings;
+  std::vector<Diagnostic> notes;
 
   void error(const std::string& file, int line, std::string message) {
     errors.push_back(Diagnostic{file, line, std::move(message)});
@@ -30,10 +33,14 @@ struct Diagnostics {
   void warn(const std::string& file, int line, std::string message) {
     warnings.push_back(Diagnostic{file, line, std::move(message)});
   }
+  void note(const std::string& file, int line, std::string message) {
+    notes.push_back(Diagnostic{file, line, std::move(message)});
+  }
   bool ok() const { return errors.empty(); }
   void append(const Diagnostics& other) {
     errors.insert(errors.end(), other.errors.begin(), other.errors.end());
     warnings.insert(warnings.end(), other.warnings.begin(), other.warnings.end());
+    notes.insert(notes.end(), other.notes.begin(), other.notes.end());
   }
   // Every error, one "file:line: message" per line.
   std::string errorText() const {

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "common/config/gantry_conf_keys.h"
+#include "common/config/inert_keys.h"
 #include "common/config/value_parse.h"
 #include "common/hostlist/hostlist.h"
 
@@ -48,9 +49,24 @@ void dropRepeats(std::vector<Diagnostic>& list) {
   list = std::move(unique);
 }
 
+// True when nothing was reported since construction: the pair was known
+// and its value valid.
+class AcceptedCheck {
+ public:
+  explicit AcceptedCheck(const Diagnostics& diagnostics)
+      : diagnostics_(diagnostics), errors_(diagnostics.errors.size()), warnings_(diagnostics.warnings.size()) {}
+  bool operator()() const {
+    return diagnostics_.errors.size() == errors_ && diagnostics_.warnings.size() == warnings_;
+  }
+
+ private:
+  const Diagnostics& diagnostics_;
+  std::size_t errors_, warnings_;
+};
+
 class Interpreter {
  public:
-  explicit Interpreter(GantryConfParse& out) : conf_(out.conf), diag_(out.diagnostics) {}
+  explicit Interpreter(GantryConfParse& out) : conf_(out.conf), diag_(out.diagnostics), inert_(out.diagnostics) {}
 
   void apply(const ConfLine& line) {
     const std::string first = toLower(line.pairs.front().key);
@@ -76,9 +92,12 @@ class Interpreter {
   void globalKey(const ConfLine& line, const KeyValue& pair) {
     conf_.entries.emplace_back(pair.key, pair.value);
     KeyContext context{conf_, diag_, line, pair};
-    if (applyGlobalKey(context)) return;
+    AcceptedCheck accepted(diag_);
     std::string lower = toLower(pair.key);
-    if (isIgnoredGlobalKey(lower)) return;
+    if (applyGlobalKey(context) || isIgnoredGlobalKey(lower)) {
+      if (accepted()) inert_.check(KeyPlace::Global, line, pair);
+      return;
+    }
     if (lower == "nodename" || lower == "partitionname") {
       diag_.error(line.file, line.line, pair.key + "= must be the first key on its line");
       return;
@@ -197,6 +216,7 @@ class Interpreter {
         diag_.error(line.file, line.line, bad.key + "=" + bad.value + ": " + rule);
         ok = false;
       };
+      AcceptedCheck accepted(diag_);
       if (key == "nodeaddr") {
         ok &= expandPerNode(line, pair, count, addrs);
       } else if (key == "nodehostname") {
@@ -258,6 +278,7 @@ class Interpreter {
       } else {
         diag_.warn(line.file, line.line, "unknown node key \"" + pair.key + "\" is ignored");
       }
+      if (accepted()) inert_.check(KeyPlace::NodeLine, line, pair);
     }
     if (hasSockets && hasSocketsPerBoard) {
       diag_.error(nodeLine.file, nodeLine.line, "Sockets and SocketsPerBoard exclude each other; set only one");
@@ -307,6 +328,12 @@ class Interpreter {
   }
 
   void partitionKey(const ConfLine& line, const std::string& key, const KeyValue& pair, PartitionConf& part) {
+    AcceptedCheck accepted(diag_);
+    partitionValue(line, key, pair, part);
+    if (accepted()) inert_.check(KeyPlace::PartitionLine, line, pair);
+  }
+
+  void partitionValue(const ConfLine& line, const std::string& key, const KeyValue& pair, PartitionConf& part) {
     auto fail = [&](const std::string& rule) {
       diag_.error(line.file, line.line, "partition " + part.name + ": " + pair.key + "=" + pair.value + ": " + rule);
     };
@@ -451,6 +478,7 @@ class Interpreter {
   PairMap nodeDefaults_, partDefaults_;
   std::unordered_map<std::string, std::size_t> nodeIndex_;
   std::unordered_set<std::string> reportedGres_;
+  InertKeyNotes inert_;
 };
 
 }  // namespace
@@ -512,13 +540,14 @@ GantryConfParse interpretGantryConf(const ReadResult& read, const std::string& m
   interpreter.finish();
   dropRepeats(out.diagnostics.errors);
   dropRepeats(out.diagnostics.warnings);
+  dropRepeats(out.diagnostics.notes);
   return out;
 }
 
 namespace {
 Result<Loaded> toLoaded(GantryConfParse parsed) {
   if (!parsed.diagnostics.ok()) return Error{parsed.diagnostics.errorText()};
-  return Loaded{std::move(parsed.conf), std::move(parsed.diagnostics.warnings)};
+  return Loaded{std::move(parsed.conf), std::move(parsed.diagnostics.warnings), std::move(parsed.diagnostics.notes)};
 }
 }  // namespace
 

@@ -94,6 +94,9 @@ struct GantryConf {
   int slurmdTimeoutSec = 300;
   bool jobRequeue = true;
   int maxJobCount = 10000;
+  // MinJobAge: seconds an ended job stays in the controller's memory (and
+  // listed) before only the store has it; 0 keeps ended jobs for good.
+  int64_t minJobAgeSeconds = 300;
 
   std::vector<std::string> slurmdParameters;
   bool configOverrides = false;  // SlurmdParameters=config_overrides
@@ -155,6 +158,9 @@ struct GantryConf {
 struct Loaded {
   GantryConf conf;
   std::vector<Diagnostic> warnings;
+  // Keys accepted but not yet acted on, one note per line (inert_keys.h);
+  // the controller logs them as warnings at start.
+  std::vector<Diagnostic> notes;
 };
 
 // Reads and validates `file` with its Includes. The error text lists every

@@ -24,6 +24,15 @@ void setInt(KeyContext& c, int& field, int min, int max) {
   field = static_cast<int>(value.value());
 }
 
+void setSeconds(KeyContext& c, int64_t& field) {
+  auto value = parseUint(c.pair.value, static_cast<uint64_t>(INT32_MAX));
+  if (!value) {
+    c.error("expected a number of seconds from 0 to " + std::to_string(INT32_MAX));
+    return;
+  }
+  field = static_cast<int64_t>(value.value());
+}
+
 void setBool(KeyContext& c, bool& field) {
   auto value = parseBool(c.pair.value);
   if (!value) {
@@ -276,6 +285,7 @@ const std::unordered_map<std::string, Apply>& keyTable() {
       {"slurmdtimeout", [](KeyContext& c) { setInt(c, c.conf.slurmdTimeoutSec, 0, 65535); }},
       {"jobrequeue", [](KeyContext& c) { setBool(c, c.conf.jobRequeue); }},
       {"maxjobcount", [](KeyContext& c) { setInt(c, c.conf.maxJobCount, 1, 100000000); }},
+      {"minjobage", [](KeyContext& c) { setSeconds(c, c.conf.minJobAgeSeconds); }},
       {"slurmdparameters", setSlurmdParameters},
       {"selecttype",
        [](KeyContext& c) { setOneOf(c, c.conf.selectType, {"select/cons_tres", "select/cons_res", "select/linear"}); }},
@@ -338,7 +348,7 @@ bool isIgnoredGlobalKey(std::string_view lowerKey) {
       "epilogmsgtime", "firstjobid", "groupupdateforce", "healthcheckinterval", "healthcheckprogram",
       "inactivelimit", "jobcomphost", "jobcomploc", "jobcomppass", "jobcomptype", "jobcompuser",
       "jobsubmitplugins", "killonbadexit", "killwait", "launchparameters", "licenses", "logtimeformat", "mailprog",
-      "maxarraysize", "maxstepcount", "maxtaskspernode", "mcsplugin", "messagetimeout", "minjobage", "mpidefault",
+      "maxarraysize", "maxstepcount", "maxtaskspernode", "mcsplugin", "messagetimeout", "mpidefault",
       "mpiparams", "overtimelimit", "plugindir", "priorityweightage", "priorityweightfairshare",
       "priorityweightjobsize", "priorityweightpartition", "priorityweightqos", "prioritydecayhalflife",
       "prioritymaxage", "prioritytype", "privatedata", "prologflags", "propagateresourcelimits",

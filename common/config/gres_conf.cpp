@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "common/config/inert_keys.h"
 #include "common/config/value_parse.h"
 #include "common/hostlist/hostlist.h"
 
@@ -317,9 +318,13 @@ Result<std::vector<uint32_t>> parseChunkOrder(std::string_view text) {
 GresLinesParse parseGresLines(const ReadResult& read) {
   GresLinesParse out;
   out.diagnostics = read.diagnostics;
+  InertKeyNotes inert(out.diagnostics);
   for (const auto& line : read.lines) {
+    std::size_t errorsBefore = out.diagnostics.errors.size();
     LineParser parser(line, out.diagnostics);
     out.lines.push_back(parser.parse());
+    if (out.diagnostics.errors.size() != errorsBefore) continue;
+    for (const auto& pair : line.pairs) inert.check(KeyPlace::GresConf, line, pair);
   }
   return out;
 }

@@ -26,6 +26,7 @@ void ControllerCore::reconfigure(config::GantryConf fresh, Reply<Ok> reply) {
       spdlog::warn("reconfigure: a change between CR_CPU and CR_Core takes effect after a restart");
     }
     conf_ = std::move(fresh);
+    options_.keepFinishedSeconds = conf_.minJobAgeSeconds;
     for (const auto& nodeConf : conf_.nodes) {
       NodeRecord* node = state_.findNode(nodeConf.name);
       if (node == nullptr) {

@@ -74,7 +74,7 @@ Result<Snapshot> JobStore::load(int64_t now, int64_t keepFinishedSeconds) const 
   while (sqlite3_step(jobs.get()) == SQLITE_ROW) {
     int state = sqlite3_column_int(jobs.get(), 1);
     int64_t endTime = sqlite3_column_int64(jobs.get(), 2);
-    if (isTerminal(state) && endTime + keepFinishedSeconds < now) continue;
+    if (keepFinishedSeconds > 0 && isTerminal(state) && endTime + keepFinishedSeconds < now) continue;
     const void* blob = sqlite3_column_blob(jobs.get(), 3);
     int size = sqlite3_column_bytes(jobs.get(), 3);
     v1::Job job;

@@ -61,7 +61,8 @@ class JobStore {
   // Opens (creating when needed) the database file and starts the writer.
   Status open(const std::string& path);
   // Reads everything back; call after open(), before any append().
-  // Jobs that ended more than keepFinishedSeconds before `now` are left out.
+  // Jobs that ended more than keepFinishedSeconds before `now` are left out;
+  // keepFinishedSeconds == 0 (MinJobAge=0) keeps every ended job.
   Result<Snapshot> load(int64_t now, int64_t keepFinishedSeconds) const;
 
   // Queues a write; `done` runs once it is durable (or failed).

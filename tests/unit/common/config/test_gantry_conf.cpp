@@ -282,3 +282,16 @@ TEST_CASE("gantry.conf: PrologEpilogTimeout", "[config][gantry]") {
   CHECK(mustParse("Prolog=/etc/gantry/prolog\nPrologEpilogTimeout=120\n").prologEpilogTimeoutSec == 120);
   CHECK_THAT(parseError("PrologEpilogTimeout=soon\n"), Catch::Contains("gantry.conf:1"));
 }
+
+TEST_CASE("gantry.conf: MinJobAge", "[config][gantry]") {
+  CHECK(mustParse("").minJobAgeSeconds == 300);
+  CHECK(mustParse("MinJobAge=60\n").minJobAgeSeconds == 60);
+  CHECK(mustParse("minjobage = 86400\n").minJobAgeSeconds == 86400);
+  CHECK(mustParse("MinJobAge=0\n").minJobAgeSeconds == 0);  // ended jobs are never purged
+  CHECK(parseWarnings("SlurmctldHost=ctl\nMinJobAge=10\n").empty());
+  CHECK_THAT(parseError("ClusterName=a\nMinJobAge=-5\n"),
+             Catch::Contains("gantry.conf:2: MinJobAge=-5: expected a number of seconds from 0 to"));
+  CHECK_THAT(parseError("MinJobAge=soon\n"), Catch::Contains("gantry.conf:1: MinJobAge=soon:"));
+  CHECK_THAT(parseError("MinJobAge=99999999999\n"), Catch::Contains("gantry.conf:1: MinJobAge=99999999999:"));
+  CHECK_THAT(parseError("MinJobAge=\n"), Catch::Contains("gantry.conf:1: MinJobAge=:"));
+}

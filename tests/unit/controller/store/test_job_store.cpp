@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <vector>
 
 #include "controller/store/job_store.h"
 
@@ -78,6 +79,40 @@ TEST_CASE("long-finished jobs are left out of the snapshot but keep the id count
   REQUIRE(snapshot->jobs.size() == 2);
   CHECK(snapshot->jobs[0].job_id() == 2);
   CHECK(snapshot->maxJobId == 3);
+}
+
+TEST_CASE("MinJobAge=0: every ended job stays in the snapshot, however old") {
+  auto path = tempDb("keep-all.db");
+  JobStore store;
+  REQUIRE(store.open(path).ok());
+  store.saveJob(job(1, gantry::v1::COMPLETED, 10));
+  store.saveJob(job(2, gantry::v1::FAILED, 20));
+  store.saveJob(job(3, gantry::v1::CANCELLED, 1'000'000));
+  store.saveJob(job(4, gantry::v1::PENDING));
+  store.flush();
+  auto snapshot = store.load(5'000'000, 0);
+  REQUIRE(snapshot.ok());
+  REQUIRE(snapshot->jobs.size() == 4);
+  CHECK(snapshot->jobs[0].job_id() == 1);
+  CHECK(snapshot->maxJobId == 4);
+}
+
+TEST_CASE("MinJobAge=N: ended jobs older than N seconds are dropped, younger ones and live ones kept") {
+  auto path = tempDb("keep-recent.db");
+  JobStore store;
+  REQUIRE(store.open(path).ok());
+  store.saveJob(job(1, gantry::v1::COMPLETED, 900));   // ended 100 s ago
+  store.saveJob(job(2, gantry::v1::TIMEOUT, 959));     // 41 s ago
+  store.saveJob(job(3, gantry::v1::NODE_FAIL, 960));   // exactly 40 s ago: still kept
+  store.saveJob(job(4, gantry::v1::COMPLETED, 990));   // 10 s ago
+  store.saveJob(job(5, gantry::v1::RUNNING));          // not ended, never dropped
+  store.flush();
+  auto snapshot = store.load(1000, 40);
+  REQUIRE(snapshot.ok());
+  std::vector<uint64_t> ids;
+  for (const auto& j : snapshot->jobs) ids.push_back(j.job_id());
+  CHECK(ids == std::vector<uint64_t>{3, 4, 5});
+  CHECK(snapshot->maxJobId == 5);
 }
 
 TEST_CASE("administrator node states are stored and replaced") {

@@ -1,0 +1,408 @@
+// The controller core's scheduling pass at scale: 10,000 simulated nodes
+// (2 sockets x 32 cores, 8 GPUs each, registered through registerNode with
+// their GPUs as devices) and 10,000 pending jobs, driven in-process with a
+// fake agent gateway that acknowledges every launch at once, a ManualClock
+// and the real SQLite store in a temporary folder. The core's periodic tick
+// is set a day away, so only the passes measured here run.
+//
+// The queue: 10 filler jobs of 1,000 whole nodes each, then 10,000 jobs
+// (by job number modulo 10, one task each, 8 CPUs per GPU: 0-3 one GPU,
+// 4-5 four GPUs, 6-7 eight GPUs, i.e. the whole node, 8-9 CPU-only with 8
+// CPUs), all held. By default they are written to the store before the
+// core starts and recovered by ControllerCore::start(), as after a restart;
+// --submit sends them through submitJob instead (about as costly per job as
+// a pass, so it adds as much again to the run).
+//
+// Cases, each one machine-readable line:
+//   saturated_pass  the fillers are released and started, so every node is
+//                   full; then the 10,000 jobs are released and passes run
+//                   that start nothing: the per-pass cost on a full cluster.
+//                   Round 1 is the pass the releases trigger, later rounds
+//                   are ControllerCore::schedulePass; the median is printed.
+//   first_pass      the fillers are cancelled and one schedulePass places
+//                   the 10,000 jobs on the empty cluster (selection, commit,
+//                   the job record queued to the store, the launch handed to
+//                   the gateway).
+// A pass is timed on the core's strand, from a marker call queued just
+// before it to its answer. The store commits (and fsyncs) on its writer
+// thread; the passes do not wait for it.
+//
+// Usage: bench_core [--submit] [saturated rounds, default 3] [nodes, default 10000] [jobs, default 10000]
+#include <boost/asio/io_context.hpp>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/config/gantry_conf.h"
+#include "controller/core/controller_core.h"
+
+namespace {
+
+using namespace gantry;
+using SteadyClock = std::chrono::steady_clock;
+
+constexpr int kGpusPerNode = 8;
+constexpr int kCoresPerSocket = 32;
+constexpr int kCpusPerGpu = 8;
+// Set from the command line (smaller runs for profiling).
+int kNodes = 10000;
+int kJobs = 10000;
+// The jobs that fill the cluster for the saturated pass: this many, each
+// taking kNodes / kFillerJobs whole nodes.
+constexpr int kFillerJobs = 10;
+
+// Acknowledges every call at once, as an agent that started the step.
+class AckGateway final : public core::AgentGateway {
+ public:
+  void launchStep(const core::AgentAddress&, v1::LaunchStepRequest, Callback done) override { ack(done); }
+  void terminateJob(const core::AgentAddress&, uint64_t, Callback done) override { ack(done); }
+  void signalJob(const core::AgentAddress&, uint64_t, int, Callback done) override { ack(done); }
+  void suspendJob(const core::AgentAddress&, uint64_t, Callback done) override { ack(done); }
+  void resumeJob(const core::AgentAddress&, uint64_t, Callback done) override { ack(done); }
+
+ private:
+  static void ack(const Callback& done) {
+    if (done) done(okStatus());
+  }
+};
+
+std::string confText() {
+  return "ClusterName=bench\nSlurmctldHost=localhost\nGresTypes=gpu\nMaxJobCount=1000000\n"
+         "NodeName=n[00001-" + std::to_string(kNodes) + "] Sockets=2 CoresPerSocket=" +
+         std::to_string(kCoresPerSocket) + " ThreadsPerCore=1 RealMemory=1024000 Gres=gpu:" +
+         std::to_string(kGpusPerNode) + "\n"
+         "PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE\n";
+}
+
+v1::RegisterRequest registration(const std::string& name) {
+  v1::RegisterRequest request;
+  request.set_node_name(name);
+  v1::NodeHardware* hw = request.mutable_hardware();
+  hw->set_cpus(2 * kCoresPerSocket);
+  hw->set_sockets(2);
+  hw->set_cores_per_socket(kCoresPerSocket);
+  hw->set_threads_per_core(1);
+  hw->set_real_memory_mb(1024000);
+  for (int g = 0; g < kGpusPerNode; ++g) {
+    v1::GresDevice* gpu = hw->add_gres();
+    gpu->set_index(g);
+    gpu->set_name("gpu");
+    gpu->set_type("h100");
+    gpu->add_files("/dev/nvidia" + std::to_string(g));
+    gpu->set_count(1);
+    int socket = g / (kGpusPerNode / 2);
+    for (int c = 0; c < kCoresPerSocket; ++c) gpu->add_cores(socket * kCoresPerSocket + c);
+  }
+  return request;
+}
+
+// GPUs of job `n` (0 for CPU-only) and the slots it takes.
+int gpusOf(int n) {
+  switch (n % 10) {
+    case 0: case 1: case 2: case 3: return 1;
+    case 4: case 5: return 4;
+    case 6: case 7: return 8;
+    default: return 0;
+  }
+}
+int slotsOf(int n) { return std::max(gpusOf(n), 1); }
+
+v1::JobSpec jobSpec(int gpus, int cpus) {
+  v1::JobSpec spec;
+  spec.set_name("bench");
+  spec.set_script("#!/bin/sh\ntrue\n");
+  spec.set_work_dir("/");
+  spec.set_stdout_pattern("/dev/null");
+  spec.set_min_nodes(1);
+  spec.set_max_nodes(1);
+  spec.set_ntasks(1);
+  spec.set_cpus_per_task(cpus);
+  if (gpus > 0) spec.set_gpus_per_node(gpus);
+  spec.set_hold(true);  // released all at once, right before the timed pass
+  return spec;
+}
+
+// A job of `nodes` whole nodes: every GPU and CPU of each.
+v1::JobSpec wholeNodesSpec(int nodes) {
+  v1::JobSpec spec = jobSpec(kGpusPerNode, kGpusPerNode * kCpusPerGpu);
+  spec.set_name("filler");
+  spec.set_min_nodes(nodes);
+  spec.set_max_nodes(nodes);
+  spec.set_ntasks(nodes);
+  spec.set_ntasks_per_node(1);
+  return spec;
+}
+
+class Bench {
+ public:
+  explicit Bench(const std::string& dbPath) : conf_(mustParse(confText())) {
+    if (auto status = store_.open(dbPath); !status) fail(status.error());
+    clock_.set(TimePoint(std::chrono::seconds(1'700'000'000)));
+  }
+  ~Bench() {
+    if (core_) {
+      core_->stop();
+      settle();
+    }
+    store_.close();
+  }
+
+  // Writes held pending jobs the way submitJob records them, before start().
+  std::vector<uint64_t> preload(const std::vector<v1::JobSpec>& specs) {
+    std::vector<uint64_t> ids;
+    for (const auto& spec : specs) {
+      v1::Job job;
+      job.set_job_id(++preloaded_);
+      *job.mutable_spec() = spec;
+      job.mutable_spec()->set_partition("gpu");
+      job.set_user(user_.user);
+      job.set_uid(user_.uid);
+      job.set_gid(user_.gid);
+      job.set_state(v1::PENDING);
+      job.set_reason("JobHeldUser");
+      job.set_submit_time(toUnixSeconds(clock_.now()));
+      job.set_time_limit_seconds(-1);
+      job.set_time_limit_minutes(-1);
+      store_.saveJob(job);
+      ids.push_back(job.job_id());
+    }
+    store_.flush();
+    return ids;
+  }
+
+  void startCore() {
+    // A tick far away keeps the core's own periodic work out of the way.
+    core_ = std::make_unique<core::ControllerCore>(
+        io_, core::CoreOptions{.conf = &conf_, .clock = &clock_, .store = &store_, .agents = &agents_,
+                               .tick = std::chrono::hours(24)});
+    if (auto status = core_->start(); !status) fail(status.error());
+    settle();
+  }
+
+  void registerAll() {
+    std::atomic<int> done{0};
+    for (int n = 1; n <= kNodes; ++n) {
+      char name[16];
+      std::snprintf(name, sizeof name, "n%05d", n);
+      core_->registerNode(registration(name), [&](Result<v1::RegisterResponse> r) {
+        if (!r) fail("registration: " + r.error());
+        ++done;
+      });
+    }
+    waitFor(done, kNodes);
+  }
+
+  // Submits held jobs through the core.
+  std::vector<uint64_t> submit(const std::vector<v1::JobSpec>& specs) {
+    int count = static_cast<int>(specs.size());
+    std::vector<uint64_t> ids(count);
+    std::atomic<int> done{0};
+    for (int i = 0; i < count; ++i) {
+      v1::SubmitJobRequest request;
+      *request.mutable_spec() = specs[i];
+      core_->submitJob(std::move(request), user_, [&, i](Result<v1::SubmitJobResponse> r) {
+        if (!r) fail("submit: " + r.error());
+        ids[i] = r->job_id();
+        ++done;
+      });
+    }
+    waitFor(done, count);
+    settle();
+    return ids;
+  }
+
+  // Releases `ids` and times one schedulePass run right after the last
+  // release, on the strand. The pass the releases ask for runs later.
+  core::ControllerCore::SchedulePassReport releaseAndPass(const std::vector<uint64_t>& ids, double* seconds) {
+    std::atomic<int> released{0};
+    for (uint64_t id : ids) {
+      core_->jobAction(core::ControllerCore::JobAction::Release, id, root_, [&](Result<Ok> r) {
+        if (!r) fail("release: " + r.error());
+        ++released;
+      });
+    }
+    auto report = timedPass(seconds);
+    waitFor(released, static_cast<int>(ids.size()));
+    settle();
+    return report;
+  }
+
+  // Releases `ids` and times the pass the releases ask for (queued behind
+  // them): a marker call after the releases records the start and queues a
+  // second marker, which runs right after that pass.
+  double releaseAndTimeTriggeredPass(const std::vector<uint64_t>& ids) {
+    std::atomic<int> released{0};
+    for (uint64_t id : ids) {
+      core_->jobAction(core::ControllerCore::JobAction::Release, id, root_, [&](Result<Ok> r) {
+        if (!r) fail("release: " + r.error());
+        ++released;
+      });
+    }
+    std::optional<SteadyClock::time_point> start, end;
+    core_->getConfig([&](Result<v1::GetConfigResponse>) {
+      start = SteadyClock::now();
+      core_->getConfig([&](Result<v1::GetConfigResponse>) { end = SteadyClock::now(); });
+    });
+    while (!end) io_.run_one();
+    waitFor(released, static_cast<int>(ids.size()));
+    settle();
+    return std::chrono::duration<double>(*end - *start).count();
+  }
+
+  // Cancels `ids` in one request and times the pass right after it.
+  core::ControllerCore::SchedulePassReport cancelAndPass(const std::vector<uint64_t>& ids, double* seconds) {
+    v1::CancelJobRequest request;
+    for (uint64_t id : ids) request.add_job_ids(id);
+    std::atomic<int> cancelled{0};
+    core_->cancelJob(request, user_, [&](Result<v1::CancelJobResponse> r) {
+      if (!r || r->errors_size() > 0) fail("cancel failed");
+      ++cancelled;
+    });
+    auto report = timedPass(seconds);
+    waitFor(cancelled, 1);
+    settle();
+    return report;
+  }
+
+  // One pass, timed from the moment it is the strand's next handler: a
+  // getConfig posted just before it marks the start.
+  core::ControllerCore::SchedulePassReport timedPass(double* seconds) {
+    std::optional<SteadyClock::time_point> start, end;
+    std::optional<core::ControllerCore::SchedulePassReport> report;
+    core_->getConfig([&](Result<v1::GetConfigResponse>) { start = SteadyClock::now(); });
+    core_->schedulePass([&](Result<core::ControllerCore::SchedulePassReport> r) {
+      end = SteadyClock::now();
+      if (!r) fail("schedulePass: " + r.error());
+      report = *r;
+    });
+    while (!report) io_.run_one();
+    *seconds = std::chrono::duration<double>(*end - *start).count();
+    return *report;
+  }
+
+  // Runs queued handlers until the core and the store are idle.
+  void settle() {
+    do {
+      store_.flush();
+    } while (io_.poll() > 0);
+  }
+
+  uint64_t storeTransactions() const { return store_.transactions(); }
+
+  [[noreturn]] static void fail(const std::string& message) {
+    std::fprintf(stderr, "bench_core: %s\n", message.c_str());
+    std::exit(1);
+  }
+
+ private:
+  static config::GantryConf mustParse(const std::string& text) {
+    auto loaded = config::parseGantryConf(text, "bench.conf");
+    if (!loaded) fail(loaded.error());
+    return loaded->conf;
+  }
+  void waitFor(const std::atomic<int>& counter, int target) {
+    while (counter.load() < target) {
+      if (io_.poll() == 0) std::this_thread::yield();
+    }
+  }
+
+  uint64_t preloaded_ = 0;
+  config::GantryConf conf_;
+  ManualClock clock_;
+  store::JobStore store_;
+  AckGateway agents_;
+  boost::asio::io_context io_;
+  std::unique_ptr<core::ControllerCore> core_;
+  auth::Identity user_{.uid = 1000, .gid = 1000, .user = "bench"};
+  auth::Identity root_{.uid = 0, .gid = 0, .user = "root"};
+};
+
+std::filesystem::path makeTempDir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/gantry-bench-core-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    std::perror("bench_core: mkdtemp");
+    std::exit(1);
+  }
+  return pattern;
+}
+
+void printPass(const char* name, double seconds, const core::ControllerCore::SchedulePassReport& report) {
+  std::printf("case=%s ms=%.1f pending=%zu started=%zu us_per_pending_job=%.2f\n", name, seconds * 1e3,
+              report.pending, report.started, report.pending ? seconds * 1e6 / report.pending : 0.0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  bool viaSubmit = !args.empty() && args.front() == "--submit";
+  if (viaSubmit) args.erase(args.begin());
+  int rounds = args.size() > 0 ? std::max(2, std::atoi(args[0].c_str())) : 3;
+  if (args.size() > 1) kNodes = std::max(kFillerJobs, std::atoi(args[1].c_str()) / kFillerJobs * kFillerJobs);
+  if (args.size() > 2) kJobs = std::max(1, std::atoi(args[2].c_str()));
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  std::filesystem::path dir = makeTempDir();
+  std::printf("# bench_core nodes=%d gpus_per_node=%d cores_per_node=%d jobs=%d saturated_rounds=%d queue=%s\n",
+              kNodes, kGpusPerNode, 2 * kCoresPerSocket, kJobs, rounds, viaSubmit ? "submitted" : "recovered");
+  std::printf("# store: SQLite in a temporary folder; its commits and fsyncs run on the store's writer thread, "
+              "outside the timed passes\n");
+  {
+    Bench bench((dir / "bench.db").string());
+    auto setupStart = SteadyClock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(SteadyClock::now() - setupStart).count(); };
+    // Fillers first, so they come first in the queue: whole nodes, kNodes / kFillerJobs each.
+    int fillerNodes = kNodes / kFillerJobs;
+    std::vector<v1::JobSpec> fillerSpecs(kFillerJobs, wholeNodesSpec(fillerNodes)), jobSpecs;
+    for (int i = 0; i < kJobs; ++i) jobSpecs.push_back(jobSpec(gpusOf(i), slotsOf(i) * kCpusPerGpu));
+    std::vector<uint64_t> fillers, jobs;
+    if (!viaSubmit) {
+      fillers = bench.preload(fillerSpecs);
+      jobs = bench.preload(jobSpecs);
+    }
+    bench.startCore();
+    bench.registerAll();
+    if (viaSubmit) {
+      fillers = bench.submit(fillerSpecs);
+      jobs = bench.submit(jobSpecs);
+    }
+    std::printf("# setup: %d nodes registered with %d GPUs each, %d held jobs queued, %.1f s\n", kNodes,
+                kGpusPerNode, kJobs, elapsed());
+
+    double seconds = 0;
+    auto fill = bench.releaseAndPass(fillers, &seconds);
+    std::printf("# fill: %zu jobs of %d whole nodes started, every node full\n", fill.started, fillerNodes);
+    if (fill.started != static_cast<size_t>(kFillerJobs)) bench.fail("the cluster could not be filled");
+
+    // Saturated: the jobs are released onto the full cluster; nothing fits.
+    std::vector<double> times{bench.releaseAndTimeTriggeredPass(jobs)};
+    core::ControllerCore::SchedulePassReport saturated;
+    for (int r = 1; r < rounds; ++r) {
+      saturated = bench.timedPass(&seconds);
+      times.push_back(seconds);
+      if (saturated.started != 0) bench.fail("a job started on the full cluster");
+    }
+    std::vector<double> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    printPass("saturated_pass", sorted[sorted.size() / 2], saturated);
+    std::string each;
+    for (double t : times) each += (each.empty() ? "" : ",") + std::to_string(static_cast<int>(t * 1e3 + 0.5));
+    std::printf("# saturated_pass rounds_ms=%s (median reported)\n", each.c_str());
+
+    // First pass: the fillers end, and one pass places the queue on the empty cluster.
+    auto first = bench.cancelAndPass(fillers, &seconds);
+    printPass("first_pass", seconds, first);
+    std::printf("# done in %.1f s; store transactions=%llu\n", elapsed(),
+                static_cast<unsigned long long>(bench.storeTransactions()));
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  return 0;
+}
