@@ -8,6 +8,7 @@
 
 #include "cli/arg_parsing.h"
 #include "cli/controller_client.h"
+#include "cli/job_steps.h"
 #include "cli/json_render.h"
 #include "cli/scontrol_render.h"
 #include "cli/scontrol_update.h"
@@ -94,6 +95,47 @@ int showJobs(const ControllerClient& client, const ScontrolOptions& options,
   }
   std::vector<gantry::v1::Job> jobs(response->jobs().begin(), response->jobs().end());
   return printRecords(options, "jobs", jobs, renderJob);
+}
+
+// "show step [<job>.<step> | <job>]": every step the job's record keeps,
+// running or ended; without an id, the steps of every running job.
+int showSteps(const ControllerClient& client, const ScontrolOptions& options,
+              const std::vector<std::string>& rest) {
+  gantry::v1::ListJobsRequest request;
+  request.set_include_steps(true);
+  StepSelection selection;
+  if (!rest.empty()) {
+    auto selector = parseStepSelector(rest.front());
+    if (!selector) return reportError(kCommand, "Invalid job step id specified: " + rest.front());
+    request.add_job_ids(selector->jobId);
+    request.set_include_finished(true);
+    selection.only.push_back(*selector);
+  } else {
+    request.add_states(gantry::v1::RUNNING);
+    request.add_states(gantry::v1::SUSPENDED);
+  }
+  auto response = client.call<gantry::v1::ListJobsResponse>(
+      [&](auto& stub, grpc::ClientContext* context, auto* out) {
+        return stub.ListJobs(context, request, out);
+      });
+  if (!response) return reportError(kCommand, response.error());
+  std::vector<gantry::v1::Job> jobs(response->jobs().begin(), response->jobs().end());
+  std::vector<StepRow> rows = selectSteps(jobs, selection);
+  if (!rest.empty() && rows.empty()) {
+    return reportError(kCommand, "Job step " + rest.front() + " not found");
+  }
+  if (options.json) {
+    std::cout << dumpJson(stepsToJson(rows));
+    return 0;
+  }
+  if (rows.empty()) {
+    std::cout << "No job steps in the system\n";
+    return 0;
+  }
+  std::vector<std::string> records;
+  for (const StepRow& row : rows) records.push_back(renderStep(row, renderOptions(options)));
+  std::cout << joinRecords(records);
+  return 0;
 }
 
 int showNodes(const ControllerClient& client, const ScontrolOptions& options,
@@ -186,21 +228,25 @@ int showHostlist(const ScontrolOptions& options, const std::vector<std::string>&
 
 int show(const ScontrolOptions& options, const std::vector<std::string>& words) {
   if (words.size() < 2) {
-    return reportError(kCommand, "show: what to show? job, node, partition, config, hostnames, hostlist");
+    return reportError(kCommand,
+                       "show: what to show? job, step, node, partition, config, hostnames, hostlist");
   }
   std::string entity = lower(words[1]);
   std::vector<std::string> rest(words.begin() + 2, words.end());
   if (entity == "hostnames") return showHostnames(options, rest);
   if (entity == "hostlist") return showHostlist(options, rest);
-  bool known = entity == "job" || entity == "jobs" || entity == "node" || entity == "nodes" ||
-               entity == "partition" || entity == "partitions" || entity == "config";
+  bool known = entity == "job" || entity == "jobs" || entity == "step" || entity == "steps" ||
+               entity == "node" || entity == "nodes" || entity == "partition" ||
+               entity == "partitions" || entity == "config";
   if (!known) {
-    return reportError(kCommand, "show: unknown entity '" + words[1] +
-                                     "'; expected job, node, partition, config, hostnames, hostlist");
+    return reportError(kCommand,
+                       "show: unknown entity '" + words[1] +
+                           "'; expected job, step, node, partition, config, hostnames, hostlist");
   }
   auto client = ControllerClient::connect(options.confDir);
   if (!client) return reportError(kCommand, client.error());
   if (entity == "job" || entity == "jobs") return showJobs(*client, options, rest);
+  if (entity == "step" || entity == "steps") return showSteps(*client, options, rest);
   if (entity == "node" || entity == "nodes") return showNodes(*client, options, rest);
   if (entity == "partition" || entity == "partitions") return showPartitions(*client, options, rest);
   return showConfig(*client, options);
@@ -255,7 +301,7 @@ int runScontrol(const std::vector<std::string>& args) {
   CLI::App app{"gantry scontrol: view and change controller state", "scontrol"};
   app.set_help_flag("--help", "print this help");
   app.add_option("command", options.words,
-                 "show job|node|partition|config|hostnames|hostlist [name], "
+                 "show job|step|node|partition|config|hostnames|hostlist [name], "
                  "update NodeName=... State=... Reason=..., suspend|resume|hold|release JOBID");
   app.add_flag("-d,--details", options.details, "more detail (allocations, GRES use)");
   app.add_flag("--json", options.json, "print JSON");

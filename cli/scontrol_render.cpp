@@ -118,6 +118,24 @@ std::string idWithName(const std::string& name, uint32_t id) {
   return (name.empty() ? std::to_string(id) : name) + "(" + std::to_string(id) + ")";
 }
 
+// A -d line for one node of an allocation (a job's or a step's).
+std::string allocationLine(const gantry::v1::NodeAllocation& node) {
+  std::vector<int> cores(node.cores().begin(), node.cores().end());
+  std::string line = "     Nodes=" + node.node() + " CPU_IDs=" + gres::formatIndexList(cores) +
+                     " Mem=" + std::to_string(node.memory_mb());
+  if (!node.gres().empty()) line += " GRES=" + node.gres();
+  return line;
+}
+
+// The step's trackable resources as Slurm lists them: cpu, mem, node.
+std::string stepTres(const gantry::v1::JobStep& step) {
+  uint64_t memoryMb = 0;
+  for (const auto& node : step.allocation()) memoryMb += node.memory_mb();
+  std::string tres = "cpu=" + std::to_string(stepCpuCount(step));
+  if (memoryMb > 0) tres += ",mem=" + std::to_string(memoryMb) + "M";
+  return tres + ",node=" + std::to_string(stepNodeCount(step));
+}
+
 }  // namespace
 
 std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) {
@@ -158,13 +176,7 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
       .add("CoreSpec", spec.core_spec() > 0 ? std::to_string(spec.core_spec()) : "*")
       .next();
   if (options.details) {
-    for (const auto& node : job.allocation()) {
-      std::vector<int> cores(node.cores().begin(), node.cores().end());
-      std::string line = "     Nodes=" + node.node() + " CPU_IDs=" + gres::formatIndexList(cores) +
-                         " Mem=" + std::to_string(node.memory_mb());
-      if (!node.gres().empty()) line += " GRES=" + node.gres();
-      r.raw(line);
-    }
+    for (const auto& node : job.allocation()) r.raw(allocationLine(node));
   }
   if (spec.mem_per_cpu_mb() > 0) {
     r.add("MinMemoryCPU", std::to_string(spec.mem_per_cpu_mb()) + "M");
@@ -192,6 +204,36 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
   r.addIf(hasFlag(spec, "enforce-binding"), "GresEnforceBind", "Yes")
       .addIf(hasFlag(spec, "enforce-links"), "GresEnforceLinks", "Yes")
       .addIf(hasFlag(spec, "ignore-links"), "GresIgnoreLinks", "Yes");
+  return r.str();
+}
+
+std::string renderStep(const StepRow& row, const RenderOptions& options) {
+  const auto& step = row.step;
+  Record r;
+  r.add("StepId", stepIdText(row))
+      .add("UserId", idWithName(row.user, row.uid))
+      .add("StartTime", formatTimestamp(step.start_time(), "Unknown"))
+      .add("TimeLimit", "UNLIMITED")
+      .next();
+  r.add("State", stepStateName(step))
+      .add("Partition", orNull(row.partition))
+      .add("NodeList", orNull(step.node_list()))
+      .next();
+  r.add("Nodes", std::to_string(stepNodeCount(step)))
+      .add("CPUs", std::to_string(stepCpuCount(step)))
+      .add("Tasks", std::to_string(step.ntasks()))
+      .add("Name", orNull(step.name()))
+      .next();
+  r.add("TRES", stepTres(step)).next();
+  if (!step.running()) {
+    r.add("EndTime", formatTimestamp(step.end_time(), "Unknown"))
+        .add("ExitCode", std::to_string(step.exit_code()))
+        .addIf(!step.message().empty(), "Reason", step.message())
+        .next();
+  }
+  if (options.details) {
+    for (const auto& node : step.allocation()) r.raw(allocationLine(node));
+  }
   return r.str();
 }
 

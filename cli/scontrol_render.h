@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/job_steps.h"
 #include "gantry/v1/controller.pb.h"
 #include "gantry/v1/types.pb.h"
 
@@ -24,6 +25,12 @@ struct RenderOptions {
 std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options);
 std::string renderNode(const gantry::v1::Node& node, const RenderOptions& options);
 std::string renderPartition(const gantry::v1::Partition& partition, const RenderOptions& options);
+
+// `scontrol show step`: Slurm's step record (StepId, UserId, StartTime,
+// TimeLimit / State, Partition, NodeList / Nodes, CPUs, Tasks, Name /
+// TRES), then EndTime and ExitCode once the step ended; -d adds one line
+// per node of the step's allocation as renderJob does.
+std::string renderStep(const StepRow& row, const RenderOptions& options);
 
 // "Configuration data as of <time>" then "Key = Value" lines, keys padded.
 std::string renderConfig(const std::vector<gantry::v1::ConfigEntry>& entries,

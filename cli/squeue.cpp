@@ -8,7 +8,9 @@
 #include "cli/arg_parsing.h"
 #include "cli/controller_client.h"
 #include "cli/format_squeue.h"
+#include "cli/format_steps.h"
 #include "cli/job_fields.h"
+#include "cli/job_steps.h"
 #include "cli/json_render.h"
 #include "cli/subcommands.h"
 
@@ -19,7 +21,9 @@ struct SqueueOptions {
   bool noHeader = false;
   bool json = false;
   bool me = false;
+  bool showSteps = false;  // -s/--steps given, with or without a list
   std::string jobs, users, states, partitions, format, longFormat, confDir;
+  std::string stepList;    // -s/--steps=<jobid.stepid,...>
 };
 
 std::vector<std::string> splitCommas(const std::string& text) {
@@ -38,7 +42,26 @@ bool isActive(gantry::v1::JobState state) {
          state == gantry::v1::COMPLETING;
 }
 
-Result<gantry::v1::ListJobsRequest> buildQuery(const SqueueOptions& options) {
+// With -s the controller is asked for the steps of running (and suspended,
+// whose steps stay) jobs; the step list's jobs narrow the query when -j
+// does not.
+Result<gantry::v1::ListJobsRequest> buildStepQuery(const SqueueOptions& options,
+                                                   const std::vector<StepSelector>& steps,
+                                                   gantry::v1::ListJobsRequest request) {
+  if (!options.states.empty()) return Error{"-t/--states cannot be combined with -s/--steps"};
+  request.set_include_steps(true);
+  request.add_states(gantry::v1::RUNNING);
+  request.add_states(gantry::v1::SUSPENDED);
+  if (request.job_ids().empty()) {
+    std::set<uint64_t> ids;
+    for (const StepSelector& step : steps) ids.insert(step.jobId);
+    for (uint64_t id : ids) request.add_job_ids(id);
+  }
+  return request;
+}
+
+Result<gantry::v1::ListJobsRequest> buildQuery(const SqueueOptions& options,
+                                               const std::vector<StepSelector>& steps) {
   gantry::v1::ListJobsRequest request;
   for (const std::string& id : splitCommas(options.jobs)) {
     try {
@@ -62,6 +85,7 @@ Result<gantry::v1::ListJobsRequest> buildQuery(const SqueueOptions& options) {
   }
   std::vector<std::string> users = splitCommas(options.users);
   if (users.size() == 1) request.set_user(users.front());
+  if (options.showSteps) return buildStepQuery(options, steps, std::move(request));
   return request;
 }
 
@@ -70,6 +94,21 @@ bool wanted(const gantry::v1::Job& job, const std::set<std::string>& users,
   if (!users.empty() && !users.count(job.user())) return false;
   if (!partitions.empty() && !partitions.count(job.spec().partition())) return false;
   return true;
+}
+
+// The columns asked for: -o, -O or the default of the view (jobs or steps).
+Result<LineFormat> chooseFormat(const SqueueOptions& options) {
+  if (!options.format.empty() && !options.longFormat.empty()) {
+    return Error{"-o/--format and -O/--Format cannot be combined"};
+  }
+  if (!options.format.empty()) {
+    return options.showSteps ? parseStepFormat(options.format) : parseSqueueFormat(options.format);
+  }
+  if (!options.longFormat.empty()) {
+    return options.showSteps ? parseStepFieldList(options.longFormat)
+                             : parseSqueueFieldList(options.longFormat);
+  }
+  return options.showSteps ? defaultStepFormat() : defaultSqueueFormat();
 }
 
 }  // namespace
@@ -86,6 +125,10 @@ int runSqueue(const std::vector<std::string>& args) {
   app.add_option("-p,--partition", options.partitions, "comma-separated partitions");
   app.add_option("-o,--format", options.format, "format string of %codes");
   app.add_option("-O,--Format", options.longFormat, "comma-separated field names");
+  CLI::Option* steps = app.add_option("-s,--steps", options.stepList,
+                                      "show running job steps instead of jobs; optionally only "
+                                      "these (comma-separated <jobid>.<stepid>)")
+                           ->expected(0, 1);
   app.add_flag("--json", options.json, "print JSON");
   addConfDirOption(app, options.confDir);
   auto parsed = parseWords(app, args);
@@ -95,25 +138,17 @@ int runSqueue(const std::vector<std::string>& args) {
     return 0;
   }
 
+  options.showSteps = steps->count() > 0;
   if (options.me) {
     if (!options.users.empty()) return reportError("squeue", "--me and -u/--user cannot be combined");
     options.users = auth::userName(getuid());
   }
 
-  LineFormat format = defaultSqueueFormat();
-  if (!options.format.empty() && !options.longFormat.empty()) {
-    return reportError("squeue", "-o/--format and -O/--Format cannot be combined");
-  }
-  if (!options.format.empty()) {
-    auto custom = parseSqueueFormat(options.format);
-    if (!custom) return reportError("squeue", custom.error());
-    format = *custom;
-  } else if (!options.longFormat.empty()) {
-    auto custom = parseSqueueFieldList(options.longFormat);
-    if (!custom) return reportError("squeue", custom.error());
-    format = *custom;
-  }
-  auto request = buildQuery(options);
+  auto format = chooseFormat(options);
+  if (!format) return reportError("squeue", format.error());
+  auto stepList = parseStepList(options.stepList, "-s/--steps");
+  if (!stepList) return reportError("squeue", stepList.error());
+  auto request = buildQuery(options, *stepList);
   if (!request) return reportError("squeue", request.error());
 
   auto client = ControllerClient::connect(options.confDir);
@@ -132,13 +167,24 @@ int runSqueue(const std::vector<std::string>& args) {
   for (const auto& job : response->jobs()) {
     if (wanted(job, users, partitions)) jobs.push_back(job);
   }
+  auto now = static_cast<int64_t>(std::time(nullptr));
+  if (options.showSteps) {
+    // Slurm's squeue lists running steps only.
+    auto rows = selectSteps(jobs, StepSelection{.only = *stepList, .runningOnly = true});
+    if (options.json) {
+      std::cout << dumpJson(stepsToJson(rows));
+      return 0;
+    }
+    std::cout << renderSteps(*format, rows,
+                             StepRenderOptions{.header = !options.noHeader, .now = now});
+    return 0;
+  }
   if (options.json) {
     std::cout << dumpJson(listToJson("jobs", jobs));
     return 0;
   }
-  std::cout << renderSqueue(format, jobs,
-                            SqueueRenderOptions{.header = !options.noHeader,
-                                                .now = static_cast<int64_t>(std::time(nullptr))});
+  std::cout << renderSqueue(*format, jobs,
+                            SqueueRenderOptions{.header = !options.noHeader, .now = now});
   return 0;
 }
 

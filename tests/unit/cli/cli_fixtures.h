@@ -54,6 +54,46 @@ inline gantry::v1::Job runningGpuJob() {
   return job;
 }
 
+inline gantry::v1::JobStep step(uint32_t id, const std::string& name, const std::string& nodeList,
+                                int ntasks, int64_t start) {
+  gantry::v1::JobStep s;
+  s.set_step_id(id);
+  s.set_name(name);
+  s.set_node_list(nodeList);
+  s.set_ntasks(ntasks);
+  s.set_start_time(start);
+  s.set_running(true);
+  return s;
+}
+
+// runningGpuJob() as the controller answers with include_steps: two
+// running steps (12.0 over both nodes, 12.2 on gpu2) and two that ended
+// (12.1 completed, 12.3 failed).
+inline gantry::v1::Job runningGpuJobWithSteps() {
+  gantry::v1::Job job = runningGpuJob();
+  auto* train = job.add_steps();
+  *train = step(0, "train.py", "gpu[1-2]", 4, kNow - 100);
+  for (const char* name : {"gpu1", "gpu2"}) {
+    auto* node = train->add_allocation();
+    node->set_node(name);
+    for (int core : {0, 1}) node->add_cores(core);
+    node->set_memory_mb(8192);
+    node->set_gres("gpu:a100:2(IDX:0-1)");
+  }
+  auto* hostname = job.add_steps();
+  *hostname = step(1, "hostname", "gpu1", 1, kNow - 120);
+  hostname->set_end_time(kNow - 119);
+  hostname->set_running(false);
+  auto* smi = job.add_steps();
+  *smi = step(2, "nvidia-smi", "gpu2", 1, kNow - 75);
+  auto* failed = job.add_steps();
+  *failed = step(3, "false", "gpu1", 1, kNow - 90);
+  failed->set_end_time(kNow - 89);
+  failed->set_exit_code(1);
+  failed->set_running(false);
+  return job;
+}
+
 inline gantry::v1::Job pendingJob() {
   gantry::v1::Job job;
   job.set_job_id(13);

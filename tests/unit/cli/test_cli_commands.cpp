@@ -32,6 +32,7 @@ class FakeController final : public gantry::v1::Controller::Service {
   gantry::v1::CancelJobRequest lastCancel;
   gantry::v1::UpdateNodeRequest lastUpdate;
   gantry::v1::ListJobsRequest lastListJobs;
+  int listJobsCalls = 0;
   std::vector<std::string> actions;
 
   grpc::Status SubmitJob(grpc::ServerContext*, const gantry::v1::SubmitJobRequest* request,
@@ -52,7 +53,10 @@ class FakeController final : public gantry::v1::Controller::Service {
   grpc::Status ListJobs(grpc::ServerContext*, const gantry::v1::ListJobsRequest* request,
                         gantry::v1::ListJobsResponse* response) override {
     lastListJobs = *request;
-    for (const auto& job : {runningGpuJob(), pendingJob()}) {
+    ++listJobsCalls;
+    // Steps only when asked for, as the controller answers.
+    auto running = request->include_steps() ? runningGpuJobWithSteps() : runningGpuJob();
+    for (const auto& job : {running, pendingJob()}) {
       bool wanted = request->job_ids().empty();
       for (uint64_t id : request->job_ids()) wanted = wanted || id == job.job_id();
       if (wanted) *response->add_jobs() = job;
@@ -326,4 +330,129 @@ TEST_CASE("a controller that cannot be reached is Unavailable", "[cli][commands]
   REQUIRE_FALSE(failed.ok());
   CHECK(failed.errorCode() == gantry::ErrorCode::Unavailable);
   CHECK_THAT(failed.error(), Catch::StartsWith("cannot reach controller at 127.0.0.1:" + std::to_string(port) + ": "));
+}
+
+TEST_CASE("plain squeue does not ask for steps", "[cli][commands][steps]") {
+  Cluster cluster;
+  auto jobs = run(runSqueue, {"-h"}, cluster);
+  CHECK(jobs.status == 0);
+  CHECK_FALSE(cluster.controller.lastListJobs.include_steps());
+  CHECK(cluster.controller.lastListJobs.states_size() == 0);
+  auto json = run(runSqueue, {"--json"}, cluster);
+  CHECK_FALSE(cluster.controller.lastListJobs.include_steps());
+  CHECK_THAT(json.out, !Catch::Contains("\"steps\": [\n"));
+}
+
+TEST_CASE("squeue -s lists running steps of running jobs", "[cli][commands][steps]") {
+  Cluster cluster;
+  auto steps = run(runSqueue, {"-s"}, cluster);
+  CHECK(steps.status == 0);
+  CHECK(steps.err.empty());
+  const auto& asked = cluster.controller.lastListJobs;
+  CHECK(asked.include_steps());
+  CHECK(std::vector<int>(asked.states().begin(), asked.states().end()) ==
+        std::vector<int>{gantry::v1::RUNNING, gantry::v1::SUSPENDED});
+  std::vector<std::string> lines;
+  std::istringstream in(steps.out);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0] == "         STEPID     NAME PARTITION     USER      TIME NODELIST");
+  CHECK_THAT(lines[1], Catch::StartsWith("           12.0 train.py       gpu    alice "));
+  CHECK_THAT(lines[1], Catch::EndsWith(" gpu[1-2]"));
+  CHECK_THAT(lines[2], Catch::StartsWith("           12.2 nvidia-s       gpu    alice "));
+
+  auto formatted = run(runSqueue, {"--steps", "-h", "-o", "%i|%j|%N|%A"}, cluster);
+  CHECK(formatted.out == "12.0|train.py|gpu[1-2]|4\n12.2|nvidia-smi|gpu2|1\n");
+  auto longFormat = run(runSqueue, {"-s", "-h", "-O", "StepId:6,StepState:0"}, cluster);
+  CHECK(longFormat.out == "12.0  RUNNING\n12.2  RUNNING\n");
+}
+
+TEST_CASE("squeue -s with a step list, -j and -u", "[cli][commands][steps]") {
+  Cluster cluster;
+  auto one = run(runSqueue, {"--steps=12.2", "-h", "-o", "%i %j"}, cluster);
+  CHECK(one.status == 0);
+  CHECK(one.out == "12.2 nvidia-smi\n");
+  CHECK(std::vector<uint64_t>(cluster.controller.lastListJobs.job_ids().begin(),
+                              cluster.controller.lastListJobs.job_ids().end()) ==
+        std::vector<uint64_t>{12});
+  auto separate = run(runSqueue, {"-s", "12.0,12.1", "-h", "-o", "%i"}, cluster);
+  CHECK(separate.out == "12.0\n");  // 12.1 ended
+  auto attached = run(runSqueue, {"-s12.2", "-h", "-o", "%i"}, cluster);
+  CHECK(attached.out == "12.2\n");
+  auto byJob = run(runSqueue, {"-s", "-j", "12", "-h", "-o", "%i"}, cluster);
+  CHECK(byJob.out == "12.0\n12.2\n");
+  auto otherJob = run(runSqueue, {"-s", "-j", "13", "-h"}, cluster);
+  CHECK(otherJob.status == 0);
+  CHECK(otherJob.out.empty());
+  auto otherUser = run(runSqueue, {"-s", "-u", "bob"}, cluster);
+  CHECK(otherUser.out == "         STEPID     NAME PARTITION     USER      TIME NODELIST\n");
+  CHECK(cluster.controller.lastListJobs.user() == "bob");
+  auto json = run(runSqueue, {"-s", "--json"}, cluster);
+  CHECK_THAT(json.out, Catch::Contains("\"steps\": [") && Catch::Contains("\"id\": \"12.2\""));
+  CHECK_THAT(json.out, !Catch::Contains("\"id\": \"12.1\""));
+}
+
+TEST_CASE("squeue -s refuses bad step ids and job-only options", "[cli][commands][steps]") {
+  Cluster cluster;
+  int callsBefore = cluster.controller.listJobsCalls;
+  auto badId = run(runSqueue, {"--steps=12.x"}, cluster);
+  CHECK(badId.status == 1);
+  CHECK(badId.err == "squeue: error: -s/--steps: invalid job step id '12.x' (expected <jobid>.<stepid>)\n");
+  auto badCode = run(runSqueue, {"-s", "-o", "%i %R"}, cluster);
+  CHECK(badCode.status == 1);
+  CHECK_THAT(badCode.err, Catch::Contains("-o/--format: unknown field code '%R'"));
+  auto states = run(runSqueue, {"-s", "-t", "R"}, cluster);
+  CHECK(states.status == 1);
+  CHECK(states.err == "squeue: error: -t/--states cannot be combined with -s/--steps\n");
+  auto unknown = run(runSqueue, {"-s", "--stepz"}, cluster);
+  CHECK(unknown.status == 1);
+  CHECK_THAT(unknown.err, Catch::Contains("--stepz"));
+  CHECK(cluster.controller.listJobsCalls == callsBefore);  // refused before asking
+}
+
+TEST_CASE("scontrol show step", "[cli][commands][steps]") {
+  Cluster cluster;
+  auto one = run(runScontrol, {"show", "step", "12.0"}, cluster);
+  CHECK(one.status == 0);
+  CHECK(cluster.controller.lastListJobs.include_steps());
+  CHECK_THAT(one.out, Catch::StartsWith("StepId=12.0 UserId=alice(1000) StartTime="));
+  CHECK_THAT(one.out, Catch::Contains("\n   State=RUNNING Partition=gpu NodeList=gpu[1-2]\n"
+                                      "   Nodes=2 CPUs=4 Tasks=4 Name=train.py\n"));
+  CHECK_THAT(one.out, !Catch::Contains("StepId=12.1"));
+
+  auto job = run(runScontrol, {"show", "steps", "12"}, cluster);
+  CHECK(job.status == 0);
+  for (const char* id : {"StepId=12.0 ", "\n\nStepId=12.1 ", "\n\nStepId=12.2 ", "\n\nStepId=12.3 "}) {
+    CHECK_THAT(job.out, Catch::Contains(id));
+  }
+  CHECK_THAT(job.out, Catch::Contains("State=COMPLETED") && Catch::Contains("State=FAILED"));
+
+  auto all = run(runScontrol, {"show", "step"}, cluster);
+  CHECK(all.status == 0);
+  CHECK_THAT(all.out, Catch::StartsWith("StepId=12.0 "));
+  const auto& asked = cluster.controller.lastListJobs;
+  CHECK(asked.job_ids_size() == 0);
+  CHECK(std::vector<int>(asked.states().begin(), asked.states().end()) ==
+        std::vector<int>{gantry::v1::RUNNING, gantry::v1::SUSPENDED});
+
+  auto json = run(runScontrol, {"show", "step", "12.3", "--json"}, cluster);
+  CHECK(json.status == 0);
+  CHECK_THAT(json.out, Catch::Contains("\"id\": \"12.3\"") && Catch::Contains("\"state\": \"FAILED\""));
+}
+
+TEST_CASE("scontrol show step: unknown steps and jobs", "[cli][commands][steps]") {
+  Cluster cluster;
+  auto step = run(runScontrol, {"show", "step", "12.9"}, cluster);
+  CHECK(step.status == 1);
+  CHECK(step.out.empty());
+  CHECK(step.err == "scontrol: error: Job step 12.9 not found\n");
+  auto job = run(runScontrol, {"show", "step", "77"}, cluster);
+  CHECK(job.status == 1);
+  CHECK(job.err == "scontrol: error: Job step 77 not found\n");
+  auto noSteps = run(runScontrol, {"show", "step", "13"}, cluster);
+  CHECK(noSteps.status == 1);
+  CHECK(noSteps.err == "scontrol: error: Job step 13 not found\n");
+  auto bad = run(runScontrol, {"show", "step", "12.batch"}, cluster);
+  CHECK(bad.status == 1);
+  CHECK(bad.err == "scontrol: error: Invalid job step id specified: 12.batch\n");
 }

@@ -96,3 +96,39 @@ TEST_CASE("scontrol show node -d adds GresChunks and the registered devices", "[
   CHECK_THAT(renderNode(node, options(false)), !Catch::Contains("GresChunks") && !Catch::Contains("GresDevice"));
   CHECK_THAT(renderNode(clusterNodes()[3], options(true)), !Catch::Contains("GresChunks"));
 }
+
+namespace {
+
+std::vector<StepRow> stepsOfJob12() {
+  return selectSteps({runningGpuJobWithSteps()}, StepSelection{});
+}
+
+}  // namespace
+
+TEST_CASE("scontrol show step: one running step", "[cli][scontrol][steps]") {
+  std::string out = renderStep(stepsOfJob12()[0], options(false));
+  CHECK(out == golden("show_step.txt", out));
+  CHECK(out ==
+        "StepId=12.0 UserId=alice(1000) StartTime=2026-11-30T09:58:20 TimeLimit=UNLIMITED\n"
+        "   State=RUNNING Partition=gpu NodeList=gpu[1-2]\n"
+        "   Nodes=2 CPUs=4 Tasks=4 Name=train.py\n"
+        "   TRES=cpu=4,mem=16384M,node=2\n");
+}
+
+TEST_CASE("scontrol show step -d lists each node of the step", "[cli][scontrol][steps]") {
+  std::string out = renderStep(stepsOfJob12()[0], options(true));
+  CHECK_THAT(out, Catch::EndsWith("   TRES=cpu=4,mem=16384M,node=2\n"
+                                  "     Nodes=gpu1 CPU_IDs=0-1 Mem=8192 GRES=gpu:a100:2(IDX:0-1)\n"
+                                  "     Nodes=gpu2 CPU_IDs=0-1 Mem=8192 GRES=gpu:a100:2(IDX:0-1)\n"));
+}
+
+TEST_CASE("scontrol show step for a job: every step, ended ones with their end", "[cli][scontrol][steps]") {
+  std::vector<std::string> records;
+  for (const auto& row : stepsOfJob12()) records.push_back(renderStep(row, options(false)));
+  std::string out = joinRecords(records);
+  CHECK(out == golden("show_step_job.txt", out));
+  CHECK_THAT(out, Catch::Contains("StepId=12.1 ") && Catch::Contains("\n\nStepId=12.2 "));
+  CHECK_THAT(out, Catch::Contains("   State=COMPLETED Partition=gpu NodeList=gpu1\n"));
+  CHECK_THAT(out, Catch::Contains("   State=FAILED Partition=gpu NodeList=gpu1\n"));
+  CHECK_THAT(out, Catch::Contains("   EndTime=2026-11-30T09:58:31 ExitCode=1\n"));
+}
