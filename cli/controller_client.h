@@ -43,6 +43,21 @@ class ControllerClient {
     return response;
   }
 
+  // ListJobs, page after page until the controller says it was the last:
+  // every matching job in one response.
+  Result<gantry::v1::ListJobsResponse> listJobs(gantry::v1::ListJobsRequest request) const {
+    gantry::v1::ListJobsResponse all;
+    for (;;) {
+      auto page = call<gantry::v1::ListJobsResponse>([&](auto& stub, grpc::ClientContext* context, auto* out) {
+        return stub.ListJobs(context, request, out);
+      });
+      if (!page) return page;
+      for (auto& job : *page->mutable_jobs()) *all.add_jobs() = std::move(job);
+      if (page->next_after_job_id() == 0 || page->next_after_job_id() <= request.after_job_id()) return all;
+      request.set_after_job_id(page->next_after_job_id());
+    }
+  }
+
  private:
   std::shared_ptr<gantry::v1::Controller::Stub> stub_;
   std::shared_ptr<auth::Authenticator> authenticator_;

@@ -3,6 +3,9 @@
 #include <grp.h>
 
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <cstdlib>
 #include <ctime>
 
@@ -81,10 +84,7 @@ int showJobs(const ControllerClient& client, const ScontrolOptions& options,
     if (!id) return reportError(kCommand, id.error());
     request.add_job_ids(*id);
   }
-  auto response = client.call<gantry::v1::ListJobsResponse>(
-      [&](auto& stub, grpc::ClientContext* context, auto* out) {
-        return stub.ListJobs(context, request, out);
-      });
+  auto response = client.listJobs(request);
   if (!response) return reportError(kCommand, response.error());
   if (!rest.empty() && response->jobs().empty()) {
     return reportError(kCommand, "Invalid job id specified: " + rest.front());
@@ -114,10 +114,7 @@ int showSteps(const ControllerClient& client, const ScontrolOptions& options,
     request.add_states(gantry::v1::RUNNING);
     request.add_states(gantry::v1::SUSPENDED);
   }
-  auto response = client.call<gantry::v1::ListJobsResponse>(
-      [&](auto& stub, grpc::ClientContext* context, auto* out) {
-        return stub.ListJobs(context, request, out);
-      });
+  auto response = client.listJobs(request);
   if (!response) return reportError(kCommand, response.error());
   std::vector<gantry::v1::Job> jobs(response->jobs().begin(), response->jobs().end());
   std::vector<StepRow> rows = selectSteps(jobs, selection);
@@ -252,6 +249,39 @@ int show(const ScontrolOptions& options, const std::vector<std::string>& words) 
   return showConfig(*client, options);
 }
 
+// "write batch_script JOBID [FILE]": the script to FILE (slurm-<id>.sh when
+// not given, standard output for "-"). Only the job's owner, root and
+// SlurmUser get it; the file is written only once the script is in hand.
+int writeBatchScript(const ScontrolOptions& options, const std::vector<std::string>& words) {
+  if (words.size() < 2 || lower(words[1]) != "batch_script") {
+    return reportError(kCommand, "write: what to write? batch_script JOBID [FILE]");
+  }
+  if (words.size() < 3 || words.size() > 4) {
+    return reportError(kCommand, "write batch_script: give a job id and optionally a file name");
+  }
+  auto id = parseJobId(words[2]);
+  if (!id) return reportError(kCommand, id.error());
+  std::string file = words.size() == 4 ? words[3] : "slurm-" + std::to_string(*id) + ".sh";
+  auto client = ControllerClient::connect(options.confDir);
+  if (!client) return reportError(kCommand, client.error());
+  gantry::v1::GetBatchScriptRequest request;
+  request.set_job_id(*id);
+  auto response = client->call<gantry::v1::GetBatchScriptResponse>(
+      [&](auto& stub, grpc::ClientContext* context, auto* out) {
+        return stub.GetBatchScript(context, request, out);
+      });
+  if (!response) return reportError(kCommand, "job script retrieval failed: " + response.error());
+  if (file == "-") {
+    std::cout << response->script();
+    return 0;
+  }
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << response->script();
+  if (!out.flush()) return reportError(kCommand, "cannot write " + file + ": " + std::strerror(errno));
+  std::cout << "batch script for job " << *id << " written to " << file << "\n";
+  return 0;
+}
+
 int update(const ScontrolOptions& options, const std::vector<std::string>& words) {
   auto request = parseNodeUpdate(std::vector<std::string>(words.begin() + 1, words.end()));
   if (!request) return reportError(kCommand, request.error());
@@ -302,7 +332,8 @@ int runScontrol(const std::vector<std::string>& args) {
   app.set_help_flag("--help", "print this help");
   app.add_option("command", options.words,
                  "show job|step|node|partition|config|hostnames|hostlist [name], "
-                 "update NodeName=... State=... Reason=..., suspend|resume|hold|release JOBID");
+                 "update NodeName=... State=... Reason=..., write batch_script JOBID [FILE], "
+                 "suspend|resume|hold|release JOBID");
   app.add_flag("-d,--details", options.details, "more detail (allocations, GRES use)");
   app.add_flag("--json", options.json, "print JSON");
   addConfDirOption(app, options.confDir);
@@ -316,11 +347,12 @@ int runScontrol(const std::vector<std::string>& args) {
   std::string command = lower(options.words[0]);
   if (command == "show") return show(options, options.words);
   if (command == "update") return update(options, options.words);
+  if (command == "write") return writeBatchScript(options, options.words);
   if (command == "suspend" || command == "resume" || command == "hold" || command == "release") {
     return jobAction(options, options.words);
   }
   return reportError(kCommand, "unknown command '" + options.words[0] +
-                                   "'; expected show, update, suspend, resume, hold or release");
+                                   "'; expected show, update, write, suspend, resume, hold or release");
 }
 
 }  // namespace gantry::cli

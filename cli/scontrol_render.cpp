@@ -151,7 +151,7 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
   r.add("JobState", jobStateName(job.state())).add("Reason", jobReason(job)).next();
   r.add("Requeue", spec.no_requeue() ? "0" : "1")
       .add("Restarts", std::to_string(job.restart_count()))
-      .add("BatchFlag", spec.script().empty() ? "0" : "1")
+      .add("BatchFlag", job.batch_flag() ? "1" : "0")
       .add("ExitCode", std::to_string(job.exit_code()) + ":" + std::to_string(job.term_signal()))
       .next();
   r.add("RunTime", formatElapsedLong(jobRunSeconds(job, options.now)))

@@ -153,10 +153,7 @@ int runSqueue(const std::vector<std::string>& args) {
 
   auto client = ControllerClient::connect(options.confDir);
   if (!client) return reportError("squeue", client.error());
-  auto response = client->call<gantry::v1::ListJobsResponse>(
-      [&](auto& stub, grpc::ClientContext* context, auto* out) {
-        return stub.ListJobs(context, *request, out);
-      });
+  auto response = client->listJobs(*request);
   if (!response) return reportError("squeue", response.error());
 
   std::vector<std::string> userList = splitCommas(options.users);

@@ -1,6 +1,7 @@
 // gantryctld: the controller daemon. Loads gantry.conf, recovers its state
 // from the store, serves the client and agent APIs over gRPC, and runs the
 // ControllerCore on one strand until SIGTERM or SIGINT.
+#include <algorithm>
 #include <pwd.h>
 
 #include <CLI/CLI.hpp>
@@ -113,6 +114,11 @@ int main(int argc, char** argv) {
                            grpc::InsecureServerCredentials(), &boundPort);
   builder.RegisterService(&clientService);
   builder.RegisterService(&agentService);
+  // Room for the largest script a submission may carry (max_script_size,
+  // read at start) and its environment, so an oversized script meets the
+  // controller's own refusal instead of a transport error.
+  builder.SetMaxReceiveMessageSize(static_cast<int>(
+      std::min<uint64_t>(conf.maxScriptSizeBytes + 16 * 1024 * 1024, 1024ull * 1024 * 1024)));
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || boundPort == 0) {
     spdlog::critical("cannot listen on {}", gantry::rpc::endpoint(addr, conf.controllerPort));

@@ -112,6 +112,15 @@ struct GantryConf {
   int schedulerTimeSliceSec = 30;
   std::vector<std::string> schedulerParameters;
   bool disableJobShrink = false;
+  // SchedulerParameters=max_script_size=N: the largest batch script accepted.
+  uint64_t maxScriptSizeBytes = 4 * 1024 * 1024;
+  // PrivateData=jobs,nodes,usage,users: what other users may not see.
+  struct PrivateData {
+    bool jobs = false;
+    bool nodes = false;
+    bool usage = false;
+    bool users = false;
+  } privateData;
   std::vector<std::string> preemptMode;  // upper case: OFF, CANCEL, GANG, REQUEUE, SUSPEND, WITHIN
   std::string preemptType = "preempt/none";
 

@@ -173,8 +173,40 @@ void setPreemptMode(KeyContext& c) {
 void setSchedulerParameters(KeyContext& c) {
   c.conf.schedulerParameters = splitList(c.pair.value);
   c.conf.disableJobShrink = false;
+  c.conf.maxScriptSizeBytes = 4 * 1024 * 1024;
   for (const auto& p : c.conf.schedulerParameters) {
     if (iequals(p, "disable_job_shrink")) c.conf.disableJobShrink = true;
+    std::size_t eq = p.find('=');
+    if (eq != std::string::npos && iequals(std::string_view(p).substr(0, eq), "max_script_size")) {
+      std::string value = p.substr(eq + 1);
+      bool digits = !value.empty() && value.size() <= 12 &&
+                    std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+      if (!digits || std::stoull(value) == 0) {
+        c.error("max_script_size=" + value + " is not a positive number of bytes");
+        continue;
+      }
+      c.conf.maxScriptSizeBytes = std::stoull(value);
+    }
+  }
+}
+
+void setPrivateData(KeyContext& c) {
+  c.conf.privateData = {};
+  for (const auto& item : splitList(c.pair.value)) {
+    if (iequals(item, "jobs")) {
+      c.conf.privateData.jobs = true;
+    } else if (iequals(item, "nodes")) {
+      c.conf.privateData.nodes = true;
+    } else if (iequals(item, "usage")) {
+      c.conf.privateData.usage = true;
+    } else if (iequals(item, "users")) {
+      c.conf.privateData.users = true;
+    } else if (iequals(item, "accounts") || iequals(item, "cloud") || iequals(item, "events") ||
+               iequals(item, "partitions") || iequals(item, "reservations")) {
+      // Slurm's other items name things gantry does not have yet.
+    } else {
+      c.error("unknown item \"" + item + "\" (expected jobs, nodes, usage, users)");
+    }
   }
 }
 
@@ -296,6 +328,7 @@ const std::unordered_map<std::string, Apply>& keyTable() {
        [](KeyContext& c) { setOneOf(c, c.conf.schedulerType, {"sched/builtin", "sched/backfill", "sched/gang"}); }},
       {"schedulertimeslice", [](KeyContext& c) { setInt(c, c.conf.schedulerTimeSliceSec, 5, 86400); }},
       {"schedulerparameters", setSchedulerParameters},
+      {"privatedata", setPrivateData},
       {"preemptmode", setPreemptMode},
       {"preempttype",
        [](KeyContext& c) {
@@ -351,7 +384,7 @@ bool isIgnoredGlobalKey(std::string_view lowerKey) {
       "maxarraysize", "maxstepcount", "maxtaskspernode", "mcsplugin", "messagetimeout", "mpidefault",
       "mpiparams", "overtimelimit", "plugindir", "priorityweightage", "priorityweightfairshare",
       "priorityweightjobsize", "priorityweightpartition", "priorityweightqos", "prioritydecayhalflife",
-      "prioritymaxage", "prioritytype", "privatedata", "prologflags", "propagateresourcelimits",
+      "prioritymaxage", "prioritytype", "prologflags", "propagateresourcelimits",
       "propagateresourcelimitsexcept", "resumeprogram", "resumetimeout", "returntoservice", "schedulerrootfilter",
       "slurmctldsyslogdebug", "slurmctldtimeout", "slurmdsyslogdebug", "slurmschedlogfile", "slurmschedloglevel",
       "srunportrange", "suspendprogram", "suspendtime", "suspendtimeout", "switchparameters", "taskepilog",

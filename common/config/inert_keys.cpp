@@ -54,6 +54,16 @@ std::string backupHostPart(std::string_view value, int occurrence) {
   return occurrence > 0 ? std::string(value) : "";
 }
 
+// max_script_size is read at submission.
+std::string schedulerParametersPart(std::string_view value, int) {
+  return pickItems(value, [](const std::string& item) { return item.rfind("max_script_size=", 0) != 0; });
+}
+
+// jobs and nodes are acted on; usage and users concern accounting.
+std::string privateDataPart(std::string_view value, int) {
+  return pickItems(value, [](const std::string& item) { return item != "jobs" && item != "nodes"; });
+}
+
 std::string overSubscribePart(std::string_view value, int) {
   std::string mode = toLower(value.substr(0, value.find(':')));
   return mode == "yes" || mode == "force" ? std::string(value) : "";
@@ -117,8 +127,12 @@ std::vector<InertKey> makeTable() {
       {P::Global, "SchedulerTimeSlice", "", "gang scheduling", "the length of a gang timeslice", "controller/gang",
        "30"},
       {P::Global, "SchedulerParameters", "", "scheduler parameters",
-       "disable_job_shrink refuses to shrink running jobs; bf_* and the other items tune the scheduling loop",
-       "controller/sched", "disable_job_shrink"},
+       "disable_job_shrink refuses to shrink running jobs; bf_* and the other items tune the scheduling loop; "
+       "max_script_size is acted on",
+       "controller/sched", "disable_job_shrink", schedulerParametersPart},
+      {P::Global, "PrivateData", "", "accounting privacy",
+       "usage and users hide accounting records from other users; jobs and nodes are acted on",
+       "controller/accounting", "usage", privateDataPart},
       {P::Global, "PreemptMode", "", "preemption and gang scheduling",
        "GANG turns on timeslicing; SUSPEND, REQUEUE and CANCEL say how a job is preempted", "controller/gang",
        "GANG"},

@@ -65,9 +65,21 @@ class ControllerCore {
                  Reply<v1::SubmitJobResponse> reply);
   void cancelJob(v1::CancelJobRequest request, auth::Identity caller,
                  Reply<v1::CancelJobResponse> reply);
+  // Listings as `caller` may see them: never a script or an environment;
+  // with PrivateData=jobs a plain user sees only their own jobs, with
+  // PrivateData=nodes no nodes. The forms without a caller answer as an
+  // administrator would be answered (in-process callers and tests).
+  void listJobs(v1::ListJobsRequest request, auth::Identity caller, Reply<v1::ListJobsResponse> reply);
   void listJobs(v1::ListJobsRequest request, Reply<v1::ListJobsResponse> reply);
+  // A job's batch script, for its owner, root and SlurmUser.
+  void getBatchScript(v1::GetBatchScriptRequest request, auth::Identity caller,
+                      Reply<v1::GetBatchScriptResponse> reply);
+  void listNodes(v1::ListNodesRequest request, auth::Identity caller, Reply<v1::ListNodesResponse> reply);
   void listNodes(v1::ListNodesRequest request, Reply<v1::ListNodesResponse> reply);
   void listPartitions(v1::ListPartitionsRequest request, Reply<v1::ListPartitionsResponse> reply);
+  // Secrets (AccountingStoragePass and the like) read "(hidden)" for users
+  // other than root and SlurmUser.
+  void getConfig(auth::Identity caller, Reply<v1::GetConfigResponse> reply);
   void getConfig(Reply<v1::GetConfigResponse> reply);
   void updateNode(v1::UpdateNodeRequest request, auth::Identity caller,
                   Reply<v1::UpdateNodeResponse> reply);

@@ -160,7 +160,7 @@ void EffectExecutor::refreshNode(NodeRecord& node, bool hardwareChanged) {
 // ---------------------------------------------------------------- store
 
 void EffectExecutor::persistJob(const JobRecord& job, std::function<void(const Status&)> done) {
-  store_.saveJob(views::jobToWire(job, state_.cluster, true), std::move(done));
+  store_.saveJob(views::jobToWire(job, state_.cluster, views::kStoredDetail), std::move(done));
 }
 
 void EffectExecutor::persistNode(const NodeRecord& node, std::function<void(const Status&)> done) {

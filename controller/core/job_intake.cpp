@@ -60,6 +60,16 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
   onStrand([this, request = std::move(request), caller = std::move(caller),
             reply = std::move(reply)]() mutable {
     const v1::JobSpec& spec = request.spec();
+    // Fields only administrators may set.
+    if (spec.priority() != 0 && !isAdministrator(caller)) {
+      return reply(Error{ErrorCode::Denied, "Access/permission denied: only root and SlurmUser may set a job's "
+                                            "priority (spec.priority)"});
+    }
+    if (spec.script().size() > conf_.maxScriptSizeBytes) {
+      return reply(Error{ErrorCode::Invalid, "Batch script is too large: " + std::to_string(spec.script().size()) +
+                                                 " bytes, the limit is " + std::to_string(conf_.maxScriptSizeBytes) +
+                                                 " (SchedulerParameters=max_script_size)"});
+    }
     auto partition = partitionFor(spec);
     if (!partition) return reply(Error{partition.failure()});
     if ((*partition)->state != "UP") {

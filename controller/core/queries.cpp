@@ -1,6 +1,8 @@
 // ControllerCore's read-only views: jobs, nodes, partitions, configuration.
 #include "controller/core/controller_core.h"
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "controller/core/core_helpers.h"
@@ -12,30 +14,87 @@ using detail::nodeListOf;
 
 // ---------------------------------------------------------------- queries
 
+namespace {
+
+constexpr uint32_t kDefaultJobPage = 1000;
+constexpr uint32_t kLargestJobPage = 10000;
+
+// Values of gantry.conf that only administrators see: passwords and the like.
+bool isSecretKey(std::string key) {
+  for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return key.find("pass") != std::string::npos || key.find("secret") != std::string::npos ||
+         key.find("token") != std::string::npos;
+}
+
+}  // namespace
+
 void ControllerCore::listJobs(v1::ListJobsRequest request, Reply<v1::ListJobsResponse> reply) {
-  onStrand([this, request = std::move(request), reply = std::move(reply)] {
+  listJobs(std::move(request), auth::Identity{.uid = 0, .gid = 0, .user = "root"}, std::move(reply));
+}
+
+void ControllerCore::listJobs(v1::ListJobsRequest request, auth::Identity caller, Reply<v1::ListJobsResponse> reply) {
+  onStrand([this, request = std::move(request), caller = std::move(caller), reply = std::move(reply)] {
     v1::ListJobsResponse response;
     std::set<uint64_t> ids(request.job_ids().begin(), request.job_ids().end());
     std::set<int> states(request.states().begin(), request.states().end());
-    for (const auto& [id, job] : state_.jobs) {
+    // PrivateData=jobs: other users' jobs are not there for a plain user.
+    bool onlyOwn = conf_.privateData.jobs && !isAdministrator(caller);
+    uint32_t limit = request.page_size() == 0 ? kDefaultJobPage : std::min(request.page_size(), kLargestJobPage);
+    views::JobDetail detail = views::kListingDetail;
+    detail.steps = request.include_steps();
+    for (auto it = state_.jobs.upper_bound(request.after_job_id()); it != state_.jobs.end(); ++it) {
+      const auto& [id, job] = *it;
       if (!ids.empty() && ids.count(id) == 0) continue;
       if (!states.empty() && states.count(views::toWire(job.state)) == 0) continue;
       if (!request.user().empty() && job.user != request.user()) continue;
+      if (onlyOwn && job.uid != caller.uid) continue;
       // Ended jobs are listed when asked for by id or explicitly.
       if (isEnded(job.state) && ids.empty() && !request.include_finished()) continue;
-      *response.add_jobs() = views::jobToWire(job, state_.cluster, request.include_steps());
+      if (static_cast<uint32_t>(response.jobs_size()) == limit) {
+        response.set_next_after_job_id(response.jobs(response.jobs_size() - 1).job_id());
+        break;
+      }
+      *response.add_jobs() = views::jobToWire(job, state_.cluster, detail);
     }
     reply(std::move(response));
   });
 }
 
+void ControllerCore::getBatchScript(v1::GetBatchScriptRequest request, auth::Identity caller,
+                                    Reply<v1::GetBatchScriptResponse> reply) {
+  onStrand([this, request = std::move(request), caller = std::move(caller), reply = std::move(reply)] {
+    const JobRecord* job = state_.findJob(request.job_id());
+    bool visible = job != nullptr && (job->uid == caller.uid || isAdministrator(caller) || !conf_.privateData.jobs);
+    if (!visible) {
+      return reply(Error{ErrorCode::NotFound, "Invalid job id specified: " + std::to_string(request.job_id())});
+    }
+    if (job->uid != caller.uid && !isAdministrator(caller)) {
+      return reply(Error{ErrorCode::Denied, "Access/permission denied: only the job's owner, root and SlurmUser "
+                                            "may read its batch script"});
+    }
+    if (!job->isBatch()) {
+      return reply(Error{ErrorCode::Invalid, "Job " + std::to_string(job->id) + " has no batch script"});
+    }
+    v1::GetBatchScriptResponse response;
+    response.set_script(job->spec.script());
+    reply(std::move(response));
+  });
+}
+
 void ControllerCore::listNodes(v1::ListNodesRequest request, Reply<v1::ListNodesResponse> reply) {
-  onStrand([this, request = std::move(request), reply = std::move(reply)] {
+  listNodes(std::move(request), auth::Identity{.uid = 0, .gid = 0, .user = "root"}, std::move(reply));
+}
+
+void ControllerCore::listNodes(v1::ListNodesRequest request, auth::Identity caller, Reply<v1::ListNodesResponse> reply) {
+  onStrand([this, request = std::move(request), caller = std::move(caller), reply = std::move(reply)] {
+    if (conf_.privateData.nodes && !isAdministrator(caller)) {
+      return reply(Error{ErrorCode::Denied, "Access/permission denied: node information is private (PrivateData=nodes)"});
+    }
     v1::ListNodesResponse response;
     std::set<std::string> names;
     for (const auto& expr : request.names()) {
       auto expanded = hostlist::expand(expr);
-      if (!expanded) return reply(Error{expanded.error()});
+      if (!expanded) return reply(Error{expanded.failure()});
       names.insert(expanded->begin(), expanded->end());
     }
     for (const auto& node : state_.nodes) {
@@ -87,12 +146,17 @@ void ControllerCore::listPartitions(v1::ListPartitionsRequest request,
 }
 
 void ControllerCore::getConfig(Reply<v1::GetConfigResponse> reply) {
-  onStrand([this, reply = std::move(reply)] {
+  getConfig(auth::Identity{.uid = 0, .gid = 0, .user = "root"}, std::move(reply));
+}
+
+void ControllerCore::getConfig(auth::Identity caller, Reply<v1::GetConfigResponse> reply) {
+  onStrand([this, caller = std::move(caller), reply = std::move(reply)] {
     v1::GetConfigResponse response;
+    bool admin = isAdministrator(caller);
     for (const auto& [key, value] : conf_.entries) {
       v1::ConfigEntry* entry = response.add_entries();
       entry->set_key(key);
-      entry->set_value(value);
+      entry->set_value(!admin && isSecretKey(key) ? "(hidden)" : value);
     }
     reply(std::move(response));
   });

@@ -59,15 +59,23 @@ grpc::Status ControllerService::ListJobs(grpc::ServerContext* context, const v1:
                                          v1::ListJobsResponse* response) {
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());
-  return await<v1::ListJobsResponse>([&](auto reply) { core_.listJobs(*request, std::move(reply)); },
+  return await<v1::ListJobsResponse>([&](auto reply) { core_.listJobs(*request, *caller, std::move(reply)); },
                                      response);
+}
+
+grpc::Status ControllerService::GetBatchScript(grpc::ServerContext* context, const v1::GetBatchScriptRequest* request,
+                                               v1::GetBatchScriptResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.failure());
+  return await<v1::GetBatchScriptResponse>(
+      [&](auto reply) { core_.getBatchScript(*request, *caller, std::move(reply)); }, response);
 }
 
 grpc::Status ControllerService::ListNodes(grpc::ServerContext* context, const v1::ListNodesRequest* request,
                                           v1::ListNodesResponse* response) {
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());
-  return await<v1::ListNodesResponse>([&](auto reply) { core_.listNodes(*request, std::move(reply)); },
+  return await<v1::ListNodesResponse>([&](auto reply) { core_.listNodes(*request, *caller, std::move(reply)); },
                                       response);
 }
 
@@ -84,7 +92,7 @@ grpc::Status ControllerService::GetConfig(grpc::ServerContext* context, const v1
                                           v1::GetConfigResponse* response) {
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());
-  return await<v1::GetConfigResponse>([&](auto reply) { core_.getConfig(std::move(reply)); }, response);
+  return await<v1::GetConfigResponse>([&](auto reply) { core_.getConfig(*caller, std::move(reply)); }, response);
 }
 
 grpc::Status ControllerService::UpdateNode(grpc::ServerContext* context, const v1::UpdateNodeRequest* request,

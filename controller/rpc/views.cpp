@@ -103,10 +103,15 @@ void stepToWire(const core::StepRecord& step, const select::Cluster& cluster, v1
 
 }  // namespace
 
-v1::Job jobToWire(const JobRecord& job, const select::Cluster& cluster, bool withSteps) {
+v1::Job jobToWire(const JobRecord& job, const select::Cluster& cluster, const JobDetail& detail) {
   v1::Job wire;
   wire.set_job_id(job.id);
   *wire.mutable_spec() = job.spec;
+  wire.set_batch_flag(job.isBatch());
+  if (!detail.scriptAndEnvironment) {
+    wire.mutable_spec()->clear_script();
+    wire.mutable_spec()->clear_environment();
+  }
   wire.set_user(job.user);
   wire.set_uid(job.uid);
   wire.set_gid(job.gid);
@@ -132,7 +137,7 @@ v1::Job jobToWire(const JobRecord& job, const select::Cluster& cluster, bool wit
   }
   for (const auto& [key, bytes] : job.dmemPeakBytes) (*wire.mutable_dmem_peak_bytes())[key] = bytes;
   wire.set_next_step_id(job.nextStepId);
-  if (withSteps) {
+  if (detail.steps) {
     for (const auto& [id, step] : job.steps) stepToWire(step, cluster, *wire.add_steps());
   }
   return wire;

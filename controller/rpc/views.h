@@ -15,9 +15,17 @@ namespace gantry::views {
 v1::JobState toWire(core::JobState state);
 core::JobState fromWire(v1::JobState state);
 
-// The job as listings show it. `withSteps`: fill Job.steps too (the store
-// always keeps them).
-v1::Job jobToWire(const core::JobRecord& job, const select::Cluster& cluster, bool withSteps);
+// What of a job goes on the wire besides its state and resources.
+struct JobDetail {
+  bool steps = false;                 // Job.steps
+  bool scriptAndEnvironment = false;  // spec.script and spec.environment
+};
+// Listings: steps when asked for, never the script or the environment.
+inline constexpr JobDetail kListingDetail{.steps = false, .scriptAndEnvironment = false};
+// The store keeps everything.
+inline constexpr JobDetail kStoredDetail{.steps = true, .scriptAndEnvironment = true};
+
+v1::Job jobToWire(const core::JobRecord& job, const select::Cluster& cluster, const JobDetail& detail);
 
 // A stored job back into a record. `indexOf` maps a node name to its
 // selection index (-1 when the node is no longer configured; such grants

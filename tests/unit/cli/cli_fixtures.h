@@ -36,7 +36,7 @@ inline gantry::v1::Job runningGpuJob() {
   spec->set_name("train");
   spec->set_partition("gpu");
   spec->set_work_dir("/home/alice");
-  spec->set_script("#!/bin/sh\ntrue\n");
+  job.set_batch_flag(true);  // listings carry the flag, never the script
   spec->set_min_nodes(2);
   spec->set_ntasks(4);
   spec->set_cpus_per_task(2);
