@@ -63,6 +63,15 @@ bool holdsNodes(JobState state) {
 
 Error notNow(std::string message) { return Error{ErrorCode::NotNow, std::move(message)}; }
 
+// Steps still running end with their job (their nodes end them).
+void endOpenSteps(JobRecord& job, int64_t now) {
+  for (auto& [id, step] : job.steps) {
+    if (step.ended()) continue;
+    step.nodesLeft.clear();
+    step.endTime = now;
+  }
+}
+
 // Every end: the job's nodes end what still runs and run the Epilog (also
 // after a normal completion: a TerminateJob for steps that ended already is
 // harmless), its resources go back, its open steps end with it.
@@ -85,11 +94,7 @@ Effects endJob(JobRecord& job, JobState state, JobReason reason, std::string det
   job.endTime = now;
   if (job.startTime == 0) job.startTime = now;
   job.launchInFlight = false;
-  for (auto& [id, step] : job.steps) {
-    if (step.ended()) continue;
-    step.nodesLeft.clear();
-    step.endTime = now;
-  }
+  endOpenSteps(job, now);
   effects.push_back(PersistJob{job.id});
   return effects;
 }
@@ -122,11 +127,7 @@ Effects requeue(JobRecord& job, JobReason reason, std::string detail, std::vecto
   job.startTime = 0;
   job.runSecondsBefore = 0;
   job.launchInFlight = false;
-  for (auto& [id, step] : job.steps) {
-    if (step.ended()) continue;
-    step.nodesLeft.clear();
-    step.endTime = now;
-  }
+  endOpenSteps(job, now);
   effects.push_back(PersistJob{job.id});
   effects.push_back(Schedule{});
   return effects;
