@@ -29,6 +29,8 @@ Result<ControllerClient> ControllerClient::connect(const std::string& confDirOpt
 
   ControllerClient client;
   client.endpoint_ = rpc::endpoint(addr, conf.controllerPort);
+  client.host_ = addr;
+  client.port_ = conf.controllerPort;
   client.stub_ = gantry::v1::Controller::NewStub(rpc::makeChannel(addr, conf.controllerPort));
   client.authenticator_ = std::move(*authenticator);
   return client;

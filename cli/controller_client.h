@@ -58,10 +58,16 @@ class ControllerClient {
     }
   }
 
+  // The controller's address (SlurmctldAddr, else its host) and port.
+  const std::string& controllerHost() const { return host_; }
+  int controllerPort() const { return port_; }
+
  private:
   std::shared_ptr<gantry::v1::Controller::Stub> stub_;
   std::shared_ptr<auth::Authenticator> authenticator_;
   std::string endpoint_;
+  std::string host_;
+  int port_ = 0;
 };
 
 }  // namespace gantry::cli

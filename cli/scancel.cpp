@@ -9,11 +9,14 @@ namespace gantry::cli {
 int runScancel(const std::vector<std::string>& args) {
   std::vector<std::string> jobIds;
   std::string user, signal, confDir;
+  bool batch = false, full = false;
   CLI::App app{"gantry scancel: cancel or signal jobs", "scancel"};
   app.set_help_flag("--help", "print this help");
   app.add_option("jobid", jobIds, "job ids");
   app.add_option("-u,--user", user, "cancel every job of this user");
   app.add_option("-s,--signal", signal, "send this signal instead of cancelling");
+  app.add_flag("-b,--batch", batch, "signal only the batch shell, not its children nor the other steps");
+  app.add_flag("-f,--full", full, "signal every step, the batch shell and its children included");
   addConfDirOption(app, confDir);
   auto parsed = parseWords(app, args);
   if (!parsed) return reportError("scancel", parsed.error());
@@ -37,6 +40,12 @@ int runScancel(const std::vector<std::string>& args) {
     return reportError("scancel", "no job identification provided: give job ids or -u USER");
   }
   request.set_user(user);
+  if (batch && full) return reportError("scancel", "--batch and --full exclude each other");
+  // As Slurm's scancel: -b or -f without -s sends SIGKILL to those processes.
+  if (signal.empty() && (batch || full)) signal = "KILL";
+  request.set_signal_scope(batch  ? gantry::v1::SIGNAL_SCOPE_BATCH
+                           : full ? gantry::v1::SIGNAL_SCOPE_FULL
+                                  : gantry::v1::SIGNAL_SCOPE_STEPS);
   if (!signal.empty()) {
     auto number = parseSignal(signal);
     if (!number) return reportError("scancel", "-s/--signal: " + number.error());

@@ -10,18 +10,18 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <cstdio>
-#include <iomanip>
 #include <optional>
 #include <sstream>
 #include <thread>
 
 #include "cli/allocation.h"
 #include "cli/controller_client.h"
+#include "cli/local_address.h"
 #include "cli/srun_options.h"
 #include "cli/step_io_server.h"
 #include "cli/step_retry.h"
+#include "cli/step_token.h"
 #include "cli/subcommands.h"
 
 namespace gantry::cli {
@@ -30,21 +30,6 @@ namespace {
 // After the controller says the step ended, how long the nodes' streams
 // may take to deliver their last output.
 constexpr int kStreamGraceMs = 3000;
-
-std::string randomToken() {
-  std::ifstream urandom("/dev/urandom", std::ios::binary);
-  unsigned char bytes[16] = {};
-  urandom.read(reinterpret_cast<char*>(bytes), sizeof bytes);
-  std::ostringstream hex;
-  for (unsigned char b : bytes) hex << std::hex << std::setw(2) << std::setfill('0') << static_cast<int>(b);
-  return hex.str();
-}
-
-std::string hostName() {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) return "localhost";
-  return host;
-}
 
 // Ctrl-C and friends, taken by a thread with sigwait so that no handler
 // runs inside gRPC: before the step exists they only ask srun to give up;
@@ -217,9 +202,16 @@ int runSrun(const std::vector<std::string>& args) {
     }
   };
 
-  const std::string token = randomToken();
-  StepIoServer server(token, invocation->label);
-  if (auto started = server.start(); !started) {
+  // The nodes reach the controller, so they reach the address we reach
+  // it from (loopback for a controller on loopback): listen there only.
+  auto token = newStepToken();
+  auto listenAt = localAddressToward(client->controllerHost(), client->controllerPort());
+  if (!token || !listenAt) {
+    giveBack(1);
+    return reportError("srun", !token ? token.error() : listenAt.error());
+  }
+  StepIoServer server(*token, invocation->label);
+  if (auto started = server.start(*listenAt); !started) {
     giveBack(1);
     return reportError("srun", started.error());
   }
@@ -227,9 +219,9 @@ int runSrun(const std::vector<std::string>& args) {
   request.set_job_id(jobId);
   *request.mutable_spec() = invocation->spec;
   for (const auto& word : invocation->command) request.add_argv(word);
-  request.mutable_io()->set_addr(hostName());
+  request.mutable_io()->set_addr(*listenAt);
   request.mutable_io()->set_port(server.port());
-  request.mutable_io()->set_token(token);
+  request.mutable_io()->set_token(*token);
   request.mutable_io()->set_pty(invocation->pty);
   auto step = createStep(*client, request, signals.abortFlag());
   if (!step) {

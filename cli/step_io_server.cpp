@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "cli/step_token.h"
 #include "common/rpc/error_status.h"
 
 namespace gantry::cli {
@@ -16,12 +17,15 @@ StepIoServer::~StepIoServer() {
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
 }
 
-Status StepIoServer::start() {
+Status StepIoServer::start(const std::string& address) {
+  const std::string where = (address.find(':') != std::string::npos ? "[" + address + "]" : address) + ":0";
   grpc::ServerBuilder builder;
-  builder.AddListeningPort("0.0.0.0:0", grpc::InsecureServerCredentials(), &port_);
+  builder.AddListeningPort(where, grpc::InsecureServerCredentials(), &port_);
   builder.RegisterService(this);
   server_ = builder.BuildAndStart();
-  if (!server_ || port_ == 0) return Error{ErrorCode::Internal, "cannot listen for the step's input and output"};
+  if (!server_ || port_ == 0) {
+    return Error{ErrorCode::Internal, "cannot listen on " + address + " for the step's input and output"};
+  }
   return okStatus();
 }
 
@@ -61,7 +65,7 @@ void StepIoServer::print(const gantry::v1::StepOutput& chunk) {
 
 grpc::Status StepIoServer::Attach(grpc::ServerContext*, Stream* stream) {
   gantry::v1::StepOutput message;
-  if (!stream->Read(&message) || message.token() != token_) {
+  if (!stream->Read(&message) || !sameToken(message.token(), token_)) {
     return rpc::toGrpcStatus(Error{ErrorCode::Denied, "not a node of this step"});
   }
   {

@@ -1,5 +1,5 @@
 // srun's end of an interactive step: a gantry.v1.StepIo server on an
-// ephemeral port of this host. Every gantrystepd of the step attaches to it;
+// ephemeral port of one address of this host (the one toward the cluster). Every gantrystepd of the step attaches to it;
 // their tasks' output is printed here (labelled with -l), standard input is
 // sent to task 0, forwarded signals go to every node, and the tasks' exit
 // codes are collected.
@@ -30,8 +30,10 @@ class StepIoServer final : public gantry::v1::StepIo::Service {
   StepIoServer(std::string token, bool label);
   ~StepIoServer() override;
 
-  // Listens on every interface, on a port the kernel picks.
-  Status start();
+  // Listens on `address` (numeric IPv4 or IPv6), on a port the kernel
+  // picks. A node is let in only with the step's token (compared in
+  // constant time, see step_token.h).
+  Status start(const std::string& address);
   int port() const { return port_; }
 
   // The step is known (after CreateStep): how many nodes will attach.

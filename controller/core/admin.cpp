@@ -45,7 +45,10 @@ void ControllerCore::cancelJob(v1::CancelJobRequest request, auth::Identity call
         continue;
       }
       if (request.signal() != 0) {
-        executor_.execute({SignalOnNodes{id, job->nodeNames, request.signal()}});
+        SignalScope scope = request.signal_scope() == v1::SIGNAL_SCOPE_BATCH  ? SignalScope::Batch
+                            : request.signal_scope() == v1::SIGNAL_SCOPE_FULL ? SignalScope::Full
+                                                                              : SignalScope::Steps;
+        executor_.execute({SignalOnNodes{id, job->nodeNames, request.signal(), scope}});
         continue;
       }
       if (applyJob(*job, job_event::Cancelled{})) lastChanged = id;

@@ -15,6 +15,13 @@
 
 namespace gantry::core {
 
+// Which of a job's processes a user's signal reaches (scancel -b/-f).
+enum class SignalScope {
+  Steps,  // every step's tasks, not the batch shell (SIGKILL reaches it too)
+  Batch,  // the batch shell itself only
+  Full,   // every step, the batch shell and its children
+};
+
 struct AgentAddress {
   std::string node;
   std::string addr;
@@ -27,7 +34,7 @@ class AgentGateway {
   virtual ~AgentGateway() = default;
   virtual void launchStep(const AgentAddress& to, v1::LaunchStepRequest request, Callback done) = 0;
   virtual void terminateJob(const AgentAddress& to, uint64_t jobId, Callback done) = 0;
-  virtual void signalJob(const AgentAddress& to, uint64_t jobId, int signal, Callback done) = 0;
+  virtual void signalJob(const AgentAddress& to, uint64_t jobId, int signal, SignalScope scope, Callback done) = 0;
   virtual void suspendJob(const AgentAddress& to, uint64_t jobId, Callback done) = 0;
   virtual void resumeJob(const AgentAddress& to, uint64_t jobId, Callback done) = 0;
 };

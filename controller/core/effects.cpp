@@ -105,7 +105,12 @@ void EffectExecutor::execute(const Effects& effects, std::function<void(const St
     } else if (const auto* resume = std::get_if<ResumeOnNodes>(&effect)) {
       toNodes(Command::Resume, resume->job, resume->nodes);
     } else if (const auto* signal = std::get_if<SignalOnNodes>(&effect)) {
-      toNodes(Command::Signal, signal->job, signal->nodes, signal->signal);
+      // A user's signal is best effort, never retried (as scancel -s).
+      for (const auto& name : signal->nodes) {
+        if (NodeRecord* node = state_.findNode(name)) {
+          agents_.signalJob(addressOf(*node), signal->job, signal->signal, signal->scope, {});
+        }
+      }
     } else if (const auto* drain = std::get_if<DrainNode>(&effect)) {
       hooks_.nodeEvent(drain->node, node_event::Drain{drain->reason});
     } else if (const auto* persistNode = std::get_if<PersistNode>(&effect)) {
@@ -181,27 +186,19 @@ void EffectExecutor::supersede(uint64_t job) {
   }
 }
 
-void EffectExecutor::toNodes(Command command, uint64_t job, const std::vector<std::string>& nodes, int signal) {
+void EffectExecutor::toNodes(Command command, uint64_t job, const std::vector<std::string>& nodes) {
   for (const auto& node : nodes) {
-    if (command == Command::Signal) {
-      send(command, job, node, signal, 0, 0);  // best effort, never retried
-      continue;
-    }
     uint64_t sequence = nextSequence_++;
     latest_[{job, node}] = sequence;
-    send(command, job, node, signal, sequence, 0);
+    send(command, job, node, sequence, 0);
   }
 }
 
-void EffectExecutor::send(Command command, uint64_t job, const std::string& nodeName, int signal,
-                          uint64_t sequence, int attempt) {
+void EffectExecutor::send(Command command, uint64_t job, const std::string& nodeName, uint64_t sequence,
+                          int attempt) {
   NodeRecord* node = state_.findNode(nodeName);
   if (node == nullptr) {
     latest_.erase({job, nodeName});
-    return;
-  }
-  if (command == Command::Signal) {
-    agents_.signalJob(addressOf(*node), job, signal, {});
     return;
   }
   auto answered = [this, command, job, nodeName, sequence, attempt](const Status& status) {
@@ -219,7 +216,7 @@ void EffectExecutor::send(Command command, uint64_t job, const std::string& node
         hooks_.post([this, command, job, nodeName, sequence, attempt] {
           auto still = latest_.find({job, nodeName});
           if (still == latest_.end() || still->second != sequence) return;
-          send(command, job, nodeName, 0, sequence, attempt + 1);
+          send(command, job, nodeName, sequence, attempt + 1);
         });
       });
     });
@@ -229,7 +226,6 @@ void EffectExecutor::send(Command command, uint64_t job, const std::string& node
     case Command::Terminate: agents_.terminateJob(to, job, std::move(answered)); break;
     case Command::Suspend: agents_.suspendJob(to, job, std::move(answered)); break;
     case Command::Resume: agents_.resumeJob(to, job, std::move(answered)); break;
-    case Command::Signal: break;
   }
 }
 

@@ -67,9 +67,9 @@ class EffectExecutor {
   size_t unacknowledged() const { return latest_.size(); }
 
  private:
-  enum class Command { Terminate, Suspend, Resume, Signal };
-  void toNodes(Command command, uint64_t job, const std::vector<std::string>& nodes, int signal = 0);
-  void send(Command command, uint64_t job, const std::string& node, int signal, uint64_t sequence, int attempt);
+  enum class Command { Terminate, Suspend, Resume };
+  void toNodes(Command command, uint64_t job, const std::vector<std::string>& nodes);
+  void send(Command command, uint64_t job, const std::string& node, uint64_t sequence, int attempt);
   void launch(uint64_t job);
   void launchBatch(JobRecord& job);
   void launchExtern(JobRecord& job);

@@ -35,11 +35,14 @@ class GrpcAgentGateway final : public AgentGateway {
       return stub.TerminateJob(context, request, &reply);
     });
   }
-  void signalJob(const AgentAddress& to, uint64_t jobId, int signal, Callback done) override {
-    call(to, std::move(done), kControlTimeout, [jobId, signal](v1::Agent::Stub& stub, grpc::ClientContext* context) {
+  void signalJob(const AgentAddress& to, uint64_t jobId, int signal, SignalScope scope, Callback done) override {
+    call(to, std::move(done), kControlTimeout, [jobId, signal, scope](v1::Agent::Stub& stub, grpc::ClientContext* context) {
       v1::SignalJobRequest request;
       request.set_job_id(jobId);
       request.set_signal(signal);
+      request.set_scope(scope == SignalScope::Batch  ? v1::SIGNAL_SCOPE_BATCH
+                        : scope == SignalScope::Full ? v1::SIGNAL_SCOPE_FULL
+                                                     : v1::SIGNAL_SCOPE_STEPS);
       v1::AgentReply reply;
       return stub.SignalJob(context, request, &reply);
     });

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/util/result.h"
+#include "controller/core/agent_gateway.h"
 #include "controller/core/records.h"
 
 namespace gantry::core {
@@ -36,7 +37,12 @@ struct TerminateOnNodes { uint64_t job = 0; std::vector<std::string> nodes; };
 struct SuspendOnNodes { uint64_t job = 0; std::vector<std::string> nodes; };
 struct ResumeOnNodes { uint64_t job = 0; std::vector<std::string> nodes; };
 // A user signal for the job's steps; best effort, like scancel -s.
-struct SignalOnNodes { uint64_t job = 0; std::vector<std::string> nodes; int signal = 0; };
+struct SignalOnNodes {
+  uint64_t job = 0;
+  std::vector<std::string> nodes;
+  int signal = 0;
+  SignalScope scope = SignalScope::Steps;
+};
 // Take the node out of service with a reason (a launch that failed there).
 struct DrainNode { std::string node; std::string reason; };
 // Make the node's administrative state durable.

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/util/process.h"
+#include "nodeagent/launch/private_files.h"
 #include "stepd/core/task_environment.h"
 
 namespace gantry::agent {
@@ -137,15 +138,11 @@ Status beginJobOnNode(const fs::path& jobsDir, uint64_t jobId, const std::string
   const fs::path record = jobsDir / std::to_string(jobId);
   std::error_code ec;
   if (fs::exists(record, ec)) return okStatus();  // not the job's first step here
-  fs::create_directories(record, ec);
-  if (ec) return Error{ErrorCode::Internal, "cannot create job directory " + record.string() + ": " + ec.message()};
-  {
-    std::ofstream out(record / "spec.json", std::ios::trunc);
-    out << stepSpecJson;
-    if (!out.flush()) {
-      fs::remove_all(record, ec);
-      return Error{ErrorCode::Internal, "cannot write " + (record / "spec.json").string() + ": " + std::strerror(errno)};
-    }
+  // Root's alone, as the step directories: the spec may hold srun's token.
+  if (auto made = makePrivateDirectory(record); !made) return made;
+  if (auto written = writePrivateFile(record / "spec.json", stepSpecJson); !written) {
+    fs::remove_all(record, ec);
+    return written;
   }
   if (scripts.prolog.empty()) return okStatus();
 

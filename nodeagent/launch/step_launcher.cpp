@@ -16,6 +16,8 @@
 #include <spdlog/spdlog.h>
 
 #include "common/util/process.h"
+#include "nodeagent/launch/private_files.h"
+#include "nodeagent/launch/step_leftovers.h"
 
 namespace gantry::agent {
 namespace fs = std::filesystem;
@@ -23,7 +25,7 @@ using nlohmann::json;
 
 namespace {
 
-json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options) {
+json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options, const fs::path& scriptDir) {
   json spec = {
       {"job_id", r.job_id()},
       {"step_id", r.step_id()},
@@ -54,6 +56,7 @@ json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options) {
   };
   if (r.step_id() == "batch") {
     spec["script"] = r.script();
+    spec["script_dir"] = scriptDir.string();
   } else {
     spec["argv"] = std::vector<std::string>(r.argv().begin(), r.argv().end());
   }
@@ -85,28 +88,45 @@ json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options) {
   return spec;
 }
 
-Status writeFileAtomically(const fs::path& path, const std::string& content) {
-  fs::path temp = path;
-  temp += ".tmp";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    if (!out) return Error{ErrorCode::Internal, "cannot write " + temp.string() + ": " + std::strerror(errno)};
-    out << content;
-    if (!out.flush()) return Error{ErrorCode::Internal, "cannot write " + temp.string() + ": " + std::strerror(errno)};
-  }
-  std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) return Error{ErrorCode::Internal, "cannot rename " + temp.string() + ": " + ec.message()};
-  return okStatus();
+bool alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+
+int launcherPid(const fs::path& dir, int pid) {
+  if (pid != 0) return pid;
+  std::ifstream in(dir / "launcher.pid");
+  in >> pid;
+  return pid;
 }
 
-bool alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+uid_t stepUid(const fs::path& dir) {
+  std::ifstream in(dir / "spec.json");
+  json spec = json::parse(in, nullptr, false);
+  return spec.is_object() ? spec.value("uid", uid_t{0}) : uid_t{0};
+}
 
 }  // namespace
 
+std::optional<stepd::TaskSignalReach> taskSignalReach(v1::SignalScope scope, const std::string& stepId, int signal) {
+  using Reach = stepd::TaskSignalReach;
+  if (stepId == "extern") return std::nullopt;
+  const bool batch = stepId == "batch";
+  switch (scope) {
+    case v1::SIGNAL_SCOPE_BATCH: return batch ? std::optional(Reach::TaskLeaderOnly) : std::nullopt;
+    case v1::SIGNAL_SCOPE_FULL: return Reach::AllProcesses;
+    default: return !batch || signal == SIGKILL ? std::optional(Reach::AllProcesses) : std::nullopt;
+  }
+}
+
 StepLauncher::StepLauncher(LauncherOptions options) : options_(std::move(options)) {
   std::error_code ec;
-  fs::create_directories(stepsDir(), ec);
+  // The spool itself stays reachable (scripts/ must be); what is in
+  // steps/ and jobs/ is root's alone.
+  fs::create_directories(options_.spoolDir, ec);
+  for (const auto& dir : {stepsDir(), jobsDir()}) {
+    if (auto made = makePrivateDirectory(dir); !made) spdlog::error("{}", made.error());
+  }
+  if (::mkdir(scriptsDir().c_str(), 0711) != 0 && errno != EEXIST) {
+    spdlog::error("cannot create {}: {}", scriptsDir().string(), std::strerror(errno));
+  }
   // Epilogs that were claimed but not finished when the agent stopped
   // (<jobid>.ending records) run now.
   for (const auto& entry : fs::directory_iterator(jobsDir(), ec)) {
@@ -166,7 +186,7 @@ Status StepLauncher::launch(const v1::LaunchStepRequest& request) {
       // harmless: the step is already there.
       return okStatus();
     }
-    specText = specFor(request, options_).dump(2);
+    specText = specFor(request, options_, scriptsDir() / key.dirName()).dump(2);
   }
   // The job's first step here runs the Prolog first; outside mutex_
   // because a Prolog may take up to its timeout.
@@ -177,9 +197,10 @@ Status StepLauncher::launch(const v1::LaunchStepRequest& request) {
     return begun;
   }
   std::lock_guard lock(mutex_);
-  fs::create_directories(dir, ec);
-  if (ec) return Error{ErrorCode::Internal, "cannot create step directory " + dir.string() + ": " + ec.message()};
-  if (auto status = writeFileAtomically(dir / "spec.json", specText); !status) return status;
+  if (::mkdir(dir.c_str(), 0700) != 0) {
+    return Error{ErrorCode::Internal, "cannot create step directory " + dir.string() + ": " + std::strerror(errno)};
+  }
+  if (auto status = writePrivateFile(dir / "spec.json", specText); !status) return status;
 
   // gantrystepd runs in a session of its own so that it survives the agent;
   // while the agent lives the runner reaps it when it ends. Its start is
@@ -204,9 +225,8 @@ Status StepLauncher::launch(const v1::LaunchStepRequest& request) {
   const pid_t pid = stepd.pid();
   // gantrystepd writes its own pid too; writing it here closes the window
   // before it does, so the step is never mistaken for a dead one.
-  {
-    std::ofstream out(dir / "launcher.pid");
-    out << pid << "\n";
+  if (auto written = writePrivateFile(dir / "launcher.pid", std::to_string(pid) + "\n"); !written) {
+    spdlog::warn("{}", written.error());
   }
   return okStatus();
 }
@@ -264,15 +284,13 @@ std::vector<FinishedStep> StepLauncher::finished() {
       result.push_back(std::move(step));
       continue;
     }
-    // No result: finished only if the launcher process is gone.
-    int pid = readPid(entry.path());
-    if (pid == 0) {
-      std::ifstream in(entry.path() / "launcher.pid");
-      in >> pid;
-    }
+    // No result: finished only if the launcher process is gone, and with
+    // it every process of the step (else the next job would get the
+    // resources while they still run).
+    int pid = launcherPid(entry.path(), readPid(entry.path()));
     // A gantrystepd of ours that ended is reaped by the process runner, so
     // it is not mistaken for a live one (kill(0) finds zombies) for long.
-    if (pid > 0 && !alive(pid)) {
+    if (pid > 0 && !alive(pid) && !leftoversRemain(entry.path())) {
       step.exitCode = 1;
       step.message = "gantrystepd exited without a result";
       result.push_back(std::move(step));
@@ -281,24 +299,54 @@ std::vector<FinishedStep> StepLauncher::finished() {
   return result;
 }
 
+bool StepLauncher::leftoversRemain(const fs::path& stepDir) {
+  if (endStepLeftovers(stepDir, stepUid(stepDir))) return false;
+  spdlog::info("{}: gantrystepd is gone; waiting for what is left of the step to end", stepDir.string());
+  return true;
+}
+
 void StepLauncher::acknowledge(const StepKey& key) {
   std::lock_guard lock(mutex_);
   std::error_code ec;
   fs::remove_all(stepsDir() / key.dirName(), ec);
+  fs::remove_all(scriptsDir() / key.dirName(), ec);  // left by a gantrystepd that died
 }
 
-Status StepLauncher::signalJob(uint64_t jobId, int signal) {
+Status StepLauncher::signalJob(uint64_t jobId, int signal, v1::SignalScope scope) {
   std::lock_guard lock(mutex_);
   std::error_code ec;
-  int signalled = 0;
+  for (const auto& entry : fs::directory_iterator(stepsDir(), ec)) {
+    StepKey key;
+    if (!parseDirName(entry.path().filename().string(), &key) || key.jobId != jobId) continue;
+    if (fs::exists(entry.path() / "result.json")) continue;
+    auto reach = taskSignalReach(scope, key.stepId, signal);
+    // Only a gantrystepd that wrote its pid has the channel open (it
+    // blocks it first); before that the request would kill it.
+    int pid = readPid(entry.path());
+    if (!reach || pid <= 0) continue;
+    sigval value{};
+    value.sival_int = stepd::encodeTaskSignal({.signal = signal, .reach = *reach});
+    if (::sigqueue(pid, stepd::taskSignalChannel(), value) != 0) {
+      spdlog::warn("job {} step {}: cannot pass on signal {}: {}", jobId, key.stepId, signal, std::strerror(errno));
+    }
+  }
+  return okStatus();
+}
+
+Status StepLauncher::suspendJob(uint64_t jobId) { return controlSteps(jobId, SIGUSR1); }
+Status StepLauncher::resumeJob(uint64_t jobId) { return controlSteps(jobId, SIGUSR2); }
+Status StepLauncher::terminateSteps(uint64_t jobId) { return controlSteps(jobId, SIGTERM); }
+
+Status StepLauncher::controlSteps(uint64_t jobId, int signal) {
+  std::lock_guard lock(mutex_);
+  std::error_code ec;
   for (const auto& entry : fs::directory_iterator(stepsDir(), ec)) {
     StepKey key;
     if (!parseDirName(entry.path().filename().string(), &key) || key.jobId != jobId) continue;
     if (fs::exists(entry.path() / "result.json")) continue;
     int pid = readPid(entry.path());
-    if (pid > 0 && kill(pid, signal) == 0) ++signalled;
+    if (pid > 0) ::kill(pid, signal);
   }
-  (void)signalled;
   return okStatus();
 }
 
@@ -308,18 +356,14 @@ bool StepLauncher::anyStepRunning(const fs::path& stepsDir, uint64_t jobId) {
     StepKey key;
     if (!parseDirName(entry.path().filename().string(), &key) || key.jobId != jobId) continue;
     if (fs::exists(entry.path() / "result.json")) continue;
-    int pid = readPid(entry.path());
-    if (pid == 0) {
-      std::ifstream in(entry.path() / "launcher.pid");
-      in >> pid;
-    }
-    if (alive(pid)) return true;
+    int pid = launcherPid(entry.path(), readPid(entry.path()));
+    if (alive(pid) || leftoversRemain(entry.path())) return true;
   }
   return false;
 }
 
 Status StepLauncher::endJob(uint64_t jobId) {
-  if (auto signalled = signalJob(jobId, SIGTERM); !signalled) return signalled;
+  if (auto signalled = controlSteps(jobId, SIGTERM); !signalled) return signalled;
   std::optional<fs::path> record;
   {
     std::lock_guard launching(jobRecordMutex_);

@@ -4,11 +4,19 @@
 //   <spool>/steps/<jobid>.<stepid>/spec.json    written by the agent
 //   <spool>/steps/<jobid>.<stepid>/pid          written by gantrystepd
 //   <spool>/steps/<jobid>.<stepid>/result.json  written by gantrystepd at the end
+//   <spool>/scripts/<jobid>.batch/script        the batch script, the user's own
+//
+// steps/ and jobs/ and everything in them are root's alone (directories
+// 0700, files 0600, created so): spec.json holds srun's I/O token. The
+// batch script, which the task runs as the user, lives apart in a
+// directory that gantrystepd makes for the user (scripts/ itself is 0711).
 //
 // Every gantrystepd runs in its own session, so it outlives an agent restart;
 // a restarted agent finds its steps again by reading the directories. A step
-// is "finished" once result.json exists (or its gantrystepd died without
-// writing one); it is forgotten only after the controller acknowledged it.
+// is "finished" once result.json exists, or once its gantrystepd died
+// without writing one and nothing of the step is left (the agent kills
+// what remains, see step_leftovers.h); it is forgotten only after the
+// controller acknowledged it.
 //
 // A job's first step on the node is preceded by the Prolog and the job's end
 // is followed by the Epilog (see job_scripts.h); the job's record lives in
@@ -32,6 +40,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +49,7 @@
 #include "gantry/v1/agent.pb.h"
 #include "nodeagent/launch/job_scripts.h"
 #include "nodeagent/launch/step_confinement.h"
+#include "stepd/core/step_control.h"
 
 namespace gantry::agent {
 
@@ -69,6 +79,12 @@ struct LauncherOptions {
   JobScripts jobScripts;            // Prolog, Epilog and their timeout
 };
 
+// Pure: which processes of step `stepId` a user's `signal` with `scope`
+// reaches (nothing: the step is not signalled). As scancel: by default
+// every step but the batch shell, which only SIGKILL reaches; --batch the
+// batch shell alone; --full everything. The extern step runs no task.
+std::optional<stepd::TaskSignalReach> taskSignalReach(v1::SignalScope scope, const std::string& stepId, int signal);
+
 class StepLauncher {
  public:
   explicit StepLauncher(LauncherOptions options);
@@ -84,9 +100,15 @@ class StepLauncher {
   // The controller has the result: forget the step.
   void acknowledge(const StepKey& key);
 
-  // Sends a signal to every step of the job. gantrystepd turns SIGUSR1 into
-  // suspend, SIGUSR2 into resume, SIGTERM into terminate.
-  Status signalJob(uint64_t jobId, int signal);
+  // A user's signal (scancel -s) for the job's tasks, as taskSignalReach
+  // says; gantrystepd passes it on and never acts on it itself.
+  Status signalJob(uint64_t jobId, int signal, v1::SignalScope scope);
+  // Administrator actions: freeze (or stop) and thaw every step of the job.
+  Status suspendJob(uint64_t jobId);
+  Status resumeJob(uint64_t jobId);
+  // Ends every step of the job (grace signal, then kill) without the job's
+  // Epilog; for steps of jobs the controller does not know.
+  Status terminateSteps(uint64_t jobId);
   // The job ended: SIGTERM to its steps, then, on a thread of its own once
   // they are gone, the Epilog. Returns at once; a job the node has no
   // record of (never began here, or already ended) only gets the signal.
@@ -102,6 +124,12 @@ class StepLauncher {
  private:
   std::filesystem::path stepsDir() const { return options_.spoolDir / "steps"; }
   std::filesystem::path jobsDir() const { return options_.spoolDir / "jobs"; }
+  std::filesystem::path scriptsDir() const { return options_.spoolDir / "scripts"; }
+  // SIGTERM, SIGUSR1 or SIGUSR2 to every running step's gantrystepd.
+  Status controlSteps(uint64_t jobId, int signal);
+  // A step without result whose gantrystepd is gone: kills what is left
+  // of it and says whether anything still is.
+  static bool leftoversRemain(const std::filesystem::path& stepDir);
   static bool anyStepRunning(const std::filesystem::path& stepsDir, uint64_t jobId);
   static bool parseDirName(const std::string& name, StepKey* key);
   static int readPid(const std::filesystem::path& dir);

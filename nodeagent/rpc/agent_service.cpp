@@ -32,29 +32,34 @@ grpc::Status AgentService::LaunchStep(grpc::ServerContext* context, const v1::La
   return grpc::Status::OK;
 }
 
-grpc::Status AgentService::signal(grpc::ServerContext* context, uint64_t jobId, int signal) {
+// A user's signal (scancel -s): for the tasks, never for gantrystepd.
+grpc::Status AgentService::SignalJob(grpc::ServerContext* context, const v1::SignalJobRequest* request,
+                                     v1::AgentReply*) {
   if (auto status = authorize(context); !status.ok()) return status;
-  auto sent = launcher_.signalJob(jobId, signal);
+  if (request->signal() <= 0 || request->signal() >= NSIG) {
+    return rpc::toGrpcStatus(Error{ErrorCode::Invalid, "invalid signal " + std::to_string(request->signal())});
+  }
+  if (!v1::SignalScope_IsValid(request->scope())) {
+    return rpc::toGrpcStatus(Error{ErrorCode::Invalid, "invalid signal scope " + std::to_string(request->scope())});
+  }
+  auto sent = launcher_.signalJob(request->job_id(), request->signal(), request->scope());
   if (!sent) return rpc::toGrpcStatus(sent.failure());
   return grpc::Status::OK;
 }
 
-grpc::Status AgentService::SignalJob(grpc::ServerContext* context, const v1::SignalJobRequest* request,
-                                     v1::AgentReply*) {
-  if (request->signal() <= 0 || request->signal() >= NSIG) {
-    return rpc::toGrpcStatus(Error{ErrorCode::Invalid, "invalid signal " + std::to_string(request->signal())});
-  }
-  return signal(context, request->job_id(), request->signal());
-}
-
-// gantrystepd's protocol: SIGUSR1 suspends, SIGUSR2 resumes, SIGTERM ends.
 grpc::Status AgentService::SuspendJob(grpc::ServerContext* context, const v1::AgentJobRequest* request,
                                       v1::AgentReply*) {
-  return signal(context, request->job_id(), SIGUSR1);
+  if (auto status = authorize(context); !status.ok()) return status;
+  auto done = launcher_.suspendJob(request->job_id());
+  if (!done) return rpc::toGrpcStatus(done.failure());
+  return grpc::Status::OK;
 }
 grpc::Status AgentService::ResumeJob(grpc::ServerContext* context, const v1::AgentJobRequest* request,
                                      v1::AgentReply*) {
-  return signal(context, request->job_id(), SIGUSR2);
+  if (auto status = authorize(context); !status.ok()) return status;
+  auto done = launcher_.resumeJob(request->job_id());
+  if (!done) return rpc::toGrpcStatus(done.failure());
+  return grpc::Status::OK;
 }
 grpc::Status AgentService::TerminateJob(grpc::ServerContext* context, const v1::AgentJobRequest* request,
                                         v1::AgentReply*) {

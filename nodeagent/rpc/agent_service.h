@@ -28,7 +28,6 @@ class AgentService final : public v1::Agent::Service {
 
  private:
   grpc::Status authorize(grpc::ServerContext* context) const;
-  grpc::Status signal(grpc::ServerContext* context, uint64_t jobId, int signal);
 
   StepLauncher& launcher_;
   const auth::Authenticator& authenticator_;

@@ -140,7 +140,7 @@ std::string ControllerLink::controllerName() const {
 void ControllerLink::terminateOrphans(const google::protobuf::RepeatedField<uint64_t>& jobs) {
   for (uint64_t jobId : jobs) {
     spdlog::warn("job {}: unknown to the controller, terminating its steps", jobId);
-    (void)launcher_.signalJob(jobId, SIGTERM);
+    (void)launcher_.terminateSteps(jobId);
   }
 }
 

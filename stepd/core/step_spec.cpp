@@ -84,6 +84,7 @@ Result<StepSpec> parseObject(const json& doc) {
   readOptional(doc, "job_name", spec.job_name);
   readOptional(doc, "user", spec.user);
   readOptional(doc, "script", spec.script);
+  readOptional(doc, "script_dir", spec.script_dir);
   readOptional(doc, "argv", spec.argv);
   if (spec.isBatch() && spec.script.empty())
     return Error{"spec.json: key \"script\" is required (and non-empty) for a batch step"};

@@ -63,6 +63,9 @@ struct StepSpec {
   std::string user;
   std::string work_dir;
   std::string script;             // batch steps
+  // Batch steps: a directory, made for the user alone, for the script the
+  // task runs (the step directory is root's). Empty: the step directory.
+  std::string script_dir;
   std::vector<std::string> argv;  // other steps; may be empty for the extern step
   uint32_t kill_wait_sec = 10;    // SIGTERM to SIGKILL when terminating
   std::string stdout_pattern;

@@ -112,7 +112,9 @@ void IoForwarder::closeTaskEnds() {
 
 Status IoForwarder::start() {
   closeTaskEnds();
-  const std::string endpoint = io_.addr + ":" + std::to_string(io_.port);
+  // srun sends the numeric address it listens on; an IPv6 one needs brackets.
+  const bool ipv6 = io_.addr.find(':') != std::string::npos && io_.addr.front() != '[';
+  const std::string endpoint = (ipv6 ? "[" + io_.addr + "]" : io_.addr) + ":" + std::to_string(io_.port);
   connection_ = std::make_unique<Connection>();
   connection_->channel = grpc::CreateChannel(endpoint, grpc::InsecureChannelCredentials());
   if (!connection_->channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(10))) {

@@ -23,7 +23,8 @@ Result<std::string> readWholeFile(const std::string& path) {
 
 Status writeFileAtomically(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // Root's alone: the step directory's files may hold srun's I/O token.
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return Error{"cannot create " + tmp + ": " + std::strerror(errno)};
   bool ok = ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size());
   ok = ::fsync(fd) == 0 && ok;
@@ -51,8 +52,11 @@ void StepLog::info(const std::string& line) const {
   std::tm utc{};
   gmtime_r(&now, &utc);
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  std::ofstream out(path_, std::ios::app);
-  out << stamp << " [" << ::getpid() << "] " << line << "\n";
+  const std::string text = std::string(stamp) + " [" + std::to_string(::getpid()) + "] " + line + "\n";
+  int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return;
+  (void)!::write(fd, text.data(), text.size());
+  ::close(fd);
 }
 
 }  // namespace gantry::stepd

@@ -1,6 +1,8 @@
 // The files gantrystepd shares with the node agent in the step directory D:
 // D/spec.json (read), D/pid, D/state, D/result.json (written atomically so
-// the agent never reads half of it), D/script and D/stepd.log.
+// the agent never reads half of it), D/task_groups, D/cgroup and
+// D/stepd.log. Every file is created mode 0600: the directory is root's
+// alone and spec.json may hold srun's I/O token.
 #pragma once
 
 #include <sys/types.h>
@@ -23,7 +25,7 @@ struct StepResult {
 };
 
 Result<std::string> readWholeFile(const std::string& path);
-// Writes to path.tmp, fsyncs, renames over path.
+// Writes to path.tmp (mode 0600), fsyncs, renames over path.
 Status writeFileAtomically(const std::string& path, const std::string& content);
 Status writeResultFile(const std::string& step_dir, const StepResult& result);
 // "running", "suspended" or "done".

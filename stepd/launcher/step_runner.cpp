@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -13,7 +14,9 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <memory>
+#include <sstream>
 #include <optional>
 #include <vector>
 
@@ -21,6 +24,7 @@
 #include "stepd/cgroup/device_filter.h"
 #include "stepd/cgroup/step_cgroup.h"
 #include "stepd/core/dmem_limits.h"
+#include "stepd/core/step_control.h"
 #include "stepd/core/step_spec.h"
 #include "stepd/core/task_environment.h"
 #include "stepd/launcher/io_forwarder.h"
@@ -53,6 +57,10 @@ class StepRunner {
     auto signals = setUpSignals();
     if (auto s = writeFileAtomically(dir_ + "/pid", std::to_string(::getpid()) + "\n"); !s)
       log_.info(s.error());
+    // Descendants whose parent ends become ours, so none of them escapes
+    // the step's end (see killAdopted).
+    if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+      log_.info(std::string("cannot become a child subreaper: ") + std::strerror(errno));
     result_.start_time = std::time(nullptr);
     if (!signals) return finish(signals.error());
     auto spec = loadSpec();
@@ -75,7 +83,7 @@ class StepRunner {
   Status setUpSignals() {
     sigset_t handled;
     sigemptyset(&handled);
-    for (int sig : {SIGTERM, SIGINT, SIGUSR1, SIGUSR2, SIGCHLD}) sigaddset(&handled, sig);
+    for (int sig : {SIGTERM, SIGINT, SIGUSR1, SIGUSR2, SIGCHLD, taskSignalChannel()}) sigaddset(&handled, sig);
     if (sigprocmask(SIG_BLOCK, &handled, nullptr) != 0)
       return Error{std::string("cannot block signals: ") + std::strerror(errno)};
     signal(SIGHUP, SIG_IGN);
@@ -116,6 +124,8 @@ class StepRunner {
     if (!cgroup) return Error{cgroup.error()};
     cgroup_ = std::move(*cgroup);
     log_.info("cgroup: step confined in " + cgroup_->stepPath());
+    // Where the agent finds what is left of the step should we die.
+    if (auto s = writeFileAtomically(dir_ + "/" + kCgroupFile, cgroup_->stepPath() + "\n"); !s) return s;
     if (c.constrain_devices) return constrainDevices();
     return okStatus();
   }
@@ -138,10 +148,27 @@ class StepRunner {
     return okStatus();
   }
 
+  // The batch script runs as the user, who may not enter the step
+  // directory: it goes into a directory of the user's own (script_dir),
+  // made afresh for the step.
+  Result<std::string> makeScriptDir() {
+    if (spec_.script_dir.empty()) return dir_;
+    std::error_code ec;
+    std::filesystem::remove_all(spec_.script_dir, ec);  // left by an earlier try of the step
+    if (::mkdir(spec_.script_dir.c_str(), 0700) != 0)
+      return Error{"cannot create " + spec_.script_dir + ": " + std::strerror(errno)};
+    if (::geteuid() == 0 && ::chown(spec_.script_dir.c_str(), spec_.uid, spec_.gid) != 0)
+      return Error{"cannot give " + spec_.script_dir + " to the user: " + std::strerror(errno)};
+    return spec_.script_dir;
+  }
+
   Result<std::vector<std::string>> taskArgv() {
     if (!spec_.isBatch()) return spec_.argv;
-    const std::string path = dir_ + "/script";
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+    auto script_dir = makeScriptDir();
+    if (!script_dir) return Error{script_dir.error()};
+    const std::string path = *script_dir + "/script";
+    ::unlink(path.c_str());
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0700);
     if (fd < 0) return Error{"cannot write " + path + ": " + std::strerror(errno)};
     bool ok = ::write(fd, spec_.script.data(), spec_.script.size()) == static_cast<ssize_t>(spec_.script.size());
     if (::geteuid() == 0) ok = ::fchown(fd, spec_.uid, spec_.gid) == 0 && ok;
@@ -188,6 +215,7 @@ class StepRunner {
       auto pid = launchTask(launch);
       if (!pid) return Error{"task " + std::to_string(spec_.first_task_id + local) + ": " + pid.error()};
       tasks_.push_back({.pid = *pid});
+      recordTaskGroups();
     }
     // Connected only now: no gRPC thread exists while the tasks are forked.
     if (io_) {
@@ -198,6 +226,13 @@ class StepRunner {
     return okStatus();
   }
 
+  // The agent kills these groups should we die (each task is a group leader).
+  void recordTaskGroups() {
+    std::string groups;
+    for (const auto& task : tasks_) groups += std::to_string(task.pid) + "\n";
+    if (auto s = writeFileAtomically(dir_ + "/" + kTaskGroupsFile, groups); !s) log_.info(s.error());
+  }
+
   bool anyRunning() const {
     return std::any_of(tasks_.begin(), tasks_.end(), [](const Task& t) { return t.running; });
   }
@@ -205,6 +240,36 @@ class StepRunner {
   void signalTasks(int sig) {
     for (const auto& task : tasks_)
       if (task.running) ::kill(-task.pid, sig);
+  }
+
+  // A user's signal (scancel -s): to every process of the step (its cgroup,
+  // else each task's process group), or to each task's own process only.
+  // Suspend and resume stay the administrator's: a SIGCONT never undoes
+  // a suspension, and nothing stops the tasks while they are being ended.
+  void deliverUserSignal(const TaskSignal& request) {
+    const int sig = request.signal;
+    const bool stops = sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+    if ((sig == SIGCONT && suspended_) || (stops && terminating_)) {
+      log_.info("user signal " + std::to_string(sig) + " not delivered: the step is " +
+                (suspended_ ? "suspended" : "ending"));
+      return;
+    }
+    log_.info("user signal " + std::to_string(sig) + " to the " +
+              (request.reach == TaskSignalReach::TaskLeaderOnly ? "tasks' own processes" : "step's processes"));
+    if (request.reach == TaskSignalReach::TaskLeaderOnly) {
+      for (const auto& task : tasks_)
+        if (task.running) ::kill(task.pid, sig);
+      return;
+    }
+    if (cgroup_) {
+      if (auto procs = readControlFile(cgroup_->stepPath() + "/cgroup.procs"); procs) {
+        std::istringstream pids(*procs);
+        for (pid_t pid = 0; pids >> pid;)
+          if (pid > 0) ::kill(pid, sig);
+        return;
+      }
+    }
+    signalTasks(sig);
   }
 
   void suspend() {
@@ -235,6 +300,7 @@ class StepRunner {
     if (terminating_) return;
     terminating_ = true;
     resume();  // a frozen or stopped task cannot act on the grace signal
+    signalTasks(SIGCONT);  // nor can one the user stopped (scancel -s STOP)
     signalTasks(SIGTERM);
     kill_deadline_ = SteadyClock::now() + kill_wait_;
     log_.info("terminating: SIGTERM sent to the tasks");
@@ -251,6 +317,10 @@ class StepRunner {
   void handleSignals() {
     signalfd_siginfo info{};
     while (::read(signal_fd_, &info, sizeof info) == sizeof info) {
+      if (static_cast<int>(info.ssi_signo) == taskSignalChannel()) {
+        takeUserSignal(info);
+        continue;
+      }
       switch (info.ssi_signo) {
         case SIGTERM:
         case SIGINT: terminate(); break;
@@ -259,6 +329,16 @@ class StepRunner {
         default: break;  // SIGCHLD: reaped below
       }
     }
+  }
+
+  void takeUserSignal(const signalfd_siginfo& info) {
+    auto request = decodeTaskSignal(info.ssi_int);
+    // Only the agent (root, or our own user when not run as root) asks.
+    if (info.ssi_code != SI_QUEUE || (info.ssi_uid != 0 && info.ssi_uid != ::geteuid()) || !request) {
+      log_.info("ignored a task signal request from uid " + std::to_string(info.ssi_uid));
+      return;
+    }
+    deliverUserSignal(*request);
   }
 
   // Signals srun forwards (Ctrl-C) go to the tasks; SIGKILL (a second
@@ -308,6 +388,27 @@ class StepRunner {
     }
   }
 
+  // With the tasks gone, whatever they left running (a daemon, a
+  // background job of the script) was reparented to us, the subreaper:
+  // it ends with the step. Our own children cannot be replaced by another
+  // process before we reap them, so this never signals a stranger.
+  void killAdopted() {
+    for (int round = 0; round < 100; ++round) {
+      std::vector<pid_t> children;
+      std::error_code ec;
+      for (const auto& thread : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+        auto list = readWholeFile((thread.path() / "children").string());
+        if (!list) continue;
+        std::istringstream pids(*list);
+        for (pid_t pid = 0; pids >> pid;) children.push_back(pid);
+      }
+      if (children.empty()) return;
+      if (round == 0) log_.info("ending " + std::to_string(children.size()) + " process(es) the tasks left behind");
+      for (pid_t pid : children) ::kill(pid, SIGKILL);
+      for (pid_t pid : children) ::waitpid(pid, nullptr, 0);
+    }
+  }
+
   int finish(const std::string& message) {
     if (!message.empty()) {
       result_.message = message;
@@ -317,7 +418,14 @@ class StepRunner {
     if (cgroup_) {
       result_.dmem_peak_bytes = cgroup_->deviceMemoryPeak();
       (void)cgroup_->killAll();  // processes that left the task groups
+    }
+    killAdopted();
+    if (cgroup_) {
       if (auto s = cgroup_->remove(); !s) log_.info(s.error());
+    }
+    if (!spec_.script_dir.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(spec_.script_dir, ec);
     }
     if (io_) {
       std::vector<TaskExitStatus> exits;

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/fsuid.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -75,6 +76,7 @@ Result<pid_t> launchTask(const TaskLaunch& launch) {
   const std::string fallback_note =
       "gantrystepd: cannot enter the work directory " + launch.work_dir + "; running in /tmp\n";
 
+  const pid_t launcher = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) return Error{std::string("fork failed: ") + std::strerror(errno)};
   if (pid > 0) return pid;
@@ -107,6 +109,11 @@ Result<pid_t> launchTask(const TaskLaunch& launch) {
     if (::setgid(launch.identity.gid) != 0) childFail(2, "setgid", errno);
     if (::setuid(launch.identity.uid) != 0) childFail(2, "setuid", errno);
   }
+  // The task dies with its launcher, so no task outlives a gantrystepd
+  // that was killed. Set after the identity switch, which clears it; a
+  // launcher already gone by now is caught by the parent check.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) childFail(2, "PR_SET_PDEATHSIG", errno);
+  if (::getppid() != launcher) ::_exit(127);
   if (::chdir(launch.work_dir.c_str()) != 0) {
     (void)!::write(2, fallback_note.data(), fallback_note.size());
     if (::chdir("/tmp") != 0) childFail(2, "chdir /tmp", errno);

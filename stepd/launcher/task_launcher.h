@@ -38,7 +38,8 @@ struct TaskLaunch {
 };
 
 // Forks and execs. The child becomes leader of a new process group (its pid),
-// so signals reach the task and its children together. Failures after the
+// so signals reach the task and its children together, and gets SIGKILL
+// when the calling thread (gantrystepd's main thread) ends. Failures after the
 // fork (identity, exec) are written to the task's stderr and end the child
 // with status 127; the parent only sees fork failures.
 Result<pid_t> launchTask(const TaskLaunch& launch);

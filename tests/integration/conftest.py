@@ -1,6 +1,6 @@
 import pytest
 
-from gantry_cluster import Cluster
+from gantry_cluster import Cluster, local_users
 
 
 @pytest.fixture
@@ -21,3 +21,11 @@ def cluster_factory():
 @pytest.fixture
 def cluster(cluster_factory):
     return cluster_factory()
+
+
+@pytest.fixture
+def two_users():
+    """Two throw-away local users, removed after the test (ask for this
+    fixture before the cluster, so the cluster stops first)."""
+    with local_users(2) as names:
+        yield names

@@ -6,6 +6,7 @@ fixture host tree, all under one temporary directory. Everything it starts
 it also stops.
 """
 
+import contextlib
 import json
 import os
 import pwd
@@ -43,6 +44,60 @@ def wait_for(predicate, timeout=30.0, interval=0.1, what="condition"):
             return last
         time.sleep(interval)
     raise TimeoutError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
+
+
+def process_alive(pid):
+    """True while `pid` exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def process_state(pid):
+    """The state letter of /proc/PID/stat (R, S, T, Z, ...), "" when gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
+    return stat[stat.rindex(")") + 2]
+
+
+def _kill_processes_of(uid):
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid == uid:
+                os.kill(int(entry.name), signal.SIGKILL)
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            pass
+
+
+@contextlib.contextmanager
+def local_users(count):
+    """Creates `count` throw-away local users (needs root) and yields their
+    names; afterwards ends whatever still runs as them and removes them."""
+    names = []
+    try:
+        for i in range(count):
+            name = f"gtest{os.getpid() % 100000}x{i}"
+            subprocess.run(["useradd", "--no-create-home", "--user-group", "--shell", "/bin/sh", name],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            names.append(name)
+        yield names
+    finally:
+        for name in names:
+            _kill_processes_of(pwd.getpwnam(name).pw_uid)
+            subprocess.run(["userdel", "--force", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(["groupdel", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def as_user(user, cmd):
+    """`cmd` prefixed so that it runs as `user` (with only the user's own group)."""
+    entry = pwd.getpwnam(user)
+    return ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--clear-groups", *cmd]
 
 
 class Cluster:
@@ -211,8 +266,7 @@ class Cluster:
     def cli(self, *args, user=None, check=True, input=None, cwd=None, timeout=60):
         cmd = [binary("gantry"), *args]
         if user:
-            entry = pwd.getpwnam(user)
-            cmd = ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--clear-groups", *cmd]
+            cmd = as_user(user, cmd)
         result = subprocess.run(cmd, env=self.env(), capture_output=True, text=True, input=input,
                                 cwd=cwd or self.root, timeout=timeout)
         if check and result.returncode != 0:

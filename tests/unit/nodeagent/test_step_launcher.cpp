@@ -1,6 +1,7 @@
 // How the launcher starts gantrystepd: in a session of its own, a start
 // failure fails the launch, and a gantrystepd that ended is reaped while the
 // agent runs (a zombie per finished step used to stay until the agent exit).
+#include <signal.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -129,4 +130,90 @@ TEST_CASE("a gantrystepd that cannot start fails the launch and leaves no step")
   REQUIRE_FALSE(launched.ok());
   CHECK_THAT(launched.error(), Catch::Contains("cannot start " + options.stepdPath.string()));
   CHECK(launcher.known().empty());
+}
+
+namespace {
+
+fs::perms modeOf(const fs::path& path) { return fs::symlink_status(path).permissions() & fs::perms::mask; }
+
+bool processGone(pid_t pid) {
+  std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
+  auto close = stat.rfind(')');
+  return close == std::string::npos || stat[close + 2] == 'Z';
+}
+
+}  // namespace
+
+TEST_CASE("step and job records are root's alone; the script directory only lets users through") {
+  TempDir dir;
+  agent::LauncherOptions options;
+  options.spoolDir = dir.path() / "spool";
+  options.stepdPath = dir.script("stepd", "sleep 0.2; echo '{\"exit_code\": 0}' > \"$2/result.json\"");
+  agent::StepLauncher launcher(options);
+  auto request = step(9, "0");
+  request.set_io_addr("127.0.0.1");
+  request.set_io_port(1234);
+  request.set_io_token("secret");
+  REQUIRE(launcher.launch(request).ok());
+  const fs::path steps = options.spoolDir / "steps", jobs = options.spoolDir / "jobs";
+  CHECK(modeOf(steps) == fs::perms::owner_all);
+  CHECK(modeOf(jobs) == fs::perms::owner_all);
+  CHECK(modeOf(options.spoolDir / "scripts") == (fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec));
+  for (const fs::path& d : {steps / "9.0", jobs / "9"}) CHECK(modeOf(d) == fs::perms::owner_all);
+  const auto rw = fs::perms::owner_read | fs::perms::owner_write;
+  for (const fs::path& f : {steps / "9.0" / "spec.json", steps / "9.0" / "launcher.pid", steps / "9.0" / "stepd.log",
+                            jobs / "9" / "spec.json"}) {
+    CHECK(modeOf(f) == rw);
+  }
+  CHECK(readFile(steps / "9.0" / "spec.json").find("secret") != std::string::npos);
+  REQUIRE(waitFor([&] { return launcher.finished().size() == 1; }));
+}
+
+TEST_CASE("a dead gantrystepd's step is reported only once what it left is gone") {
+  TempDir dir;
+  agent::LauncherOptions options;
+  options.spoolDir = dir.path() / "spool";
+  // A stand-in that starts a task in a process group of its own, records
+  // it as gantrystepd does, and dies without a result.
+  options.stepdPath = dir.script("stepd", "setsid sleep 30 &\necho $! > \"$2/task_groups\"\necho $! > \"$2/left.pid\"");
+  agent::StepLauncher launcher(options);
+  auto request = step(11, "batch");
+  request.set_uid(::getuid());
+  REQUIRE(launcher.launch(request).ok());
+  const fs::path left = options.spoolDir / "steps" / "11.batch" / "left.pid";
+  REQUIRE(waitFor([&] { return !readFile(left).empty(); }));
+  const pid_t task = std::stoi(readFile(left));
+  std::vector<agent::FinishedStep> finished;
+  REQUIRE(waitFor([&] {
+    finished = launcher.finished();
+    // Whenever the step is reported, its task is gone already.
+    if (!finished.empty()) CHECK(processGone(task));
+    return !finished.empty();
+  }));
+  CHECK(finished[0].message == "gantrystepd exited without a result");
+}
+
+TEST_CASE("a user's signal reaches the steps scancel would signal") {
+  using Reach = stepd::TaskSignalReach;
+  using Expected = std::optional<Reach>;
+  struct Case {
+    v1::SignalScope scope;
+    std::string step;
+    int signal;
+    Expected reach;
+  };
+  const std::vector<Case> cases = {
+      {v1::SIGNAL_SCOPE_STEPS, "0", SIGUSR1, Reach::AllProcesses},
+      {v1::SIGNAL_SCOPE_STEPS, "batch", SIGUSR1, std::nullopt},
+      {v1::SIGNAL_SCOPE_STEPS, "batch", SIGKILL, Reach::AllProcesses},
+      {v1::SIGNAL_SCOPE_STEPS, "extern", SIGKILL, std::nullopt},
+      {v1::SIGNAL_SCOPE_BATCH, "batch", SIGUSR1, Reach::TaskLeaderOnly},
+      {v1::SIGNAL_SCOPE_BATCH, "0", SIGUSR1, std::nullopt},
+      {v1::SIGNAL_SCOPE_FULL, "batch", SIGUSR1, Reach::AllProcesses},
+      {v1::SIGNAL_SCOPE_FULL, "3", SIGSTOP, Reach::AllProcesses},
+  };
+  for (const auto& c : cases) {
+    INFO("scope " << c.scope << " step " << c.step << " signal " << c.signal);
+    CHECK(agent::taskSignalReach(c.scope, c.step, c.signal) == c.reach);
+  }
 }

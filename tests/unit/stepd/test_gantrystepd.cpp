@@ -349,3 +349,115 @@ TEST_CASE("as root, the task runs as the user and the output file is the user's"
   REQUIRE(::stat((step.path() / "script").c_str(), &st) == 0);
   CHECK(st.st_uid == 65534);
 }
+
+namespace {
+
+bool gone(pid_t pid) {
+  const char state = processState(pid);
+  return state == '?' || state == 'Z';
+}
+
+void queueTaskSignal(pid_t stepd, int sig, bool leaderOnly) {
+  // The node agent's request (stepd/core/step_control.h): SIGRTMIN + 2
+  // with the signal in the low byte and the reach above it.
+  sigval value{};
+  value.sival_int = sig | ((leaderOnly ? 1 : 0) << 8);
+  REQUIRE(::sigqueue(stepd, SIGRTMIN + 2, value) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("a user's signal goes to the tasks and never suspends or ends the step", "[stepd][exe]") {
+  StepDir step;
+  json spec = step.baseSpec("0");
+  const std::string got = (step.path() / "got").string();
+  spec["argv"] = {"sh", "-c", "trap 'echo usr1 >> " + got + "' USR1; echo $$ > " + (step.path() / "task.pid").string() +
+                                  "; while :; do sleep 0.1; done"};
+  spec["kill_wait_sec"] = 1;
+  step.start(spec);
+  REQUIRE(waitFor([&] { return readPid(step.path() / "task.pid") > 0 && slurp(step.path() / "state") == "running\n"; }));
+  const pid_t task = readPid(step.path() / "task.pid");
+
+  queueTaskSignal(step.pid(), SIGUSR1, false);
+  CHECK(waitFor([&] { return slurp(got) == "usr1\n"; }));
+  CHECK(slurp(step.path() / "state") == "running\n");
+
+  // A stopped task is woken to be ended: nothing stays stopped and alive.
+  queueTaskSignal(step.pid(), SIGSTOP, false);
+  REQUIRE(waitFor([&] { return processState(task) == 'T'; }));
+  step.signal(SIGTERM);
+  json result = step.finish();
+  CHECK(result["signal"] == SIGTERM);
+  CHECK(gone(task));
+}
+
+TEST_CASE("--batch reaches the task's own process, not its children", "[stepd][exe]") {
+  StepDir step;
+  json spec = step.baseSpec("batch");
+  spec["script"] = "#!/bin/sh\nsleep 30 &\necho $! > " + (step.path() / "child.pid").string() + "\necho $$ > " +
+                   (step.path() / "task.pid").string() + "\nwait\n";
+  step.start(spec);
+  REQUIRE(waitFor([&] { return readPid(step.path() / "child.pid") > 0 && readPid(step.path() / "task.pid") > 0; }));
+  const pid_t task = readPid(step.path() / "task.pid"), child = readPid(step.path() / "child.pid");
+  queueTaskSignal(step.pid(), SIGSTOP, true);
+  REQUIRE(waitFor([&] { return processState(task) == 'T'; }));
+  CHECK(processState(child) == 'S');
+  step.signal(SIGTERM);
+  step.finish();
+  CHECK(gone(task));
+  CHECK(gone(child));
+}
+
+TEST_CASE("what a task leaves running ends with the step", "[stepd][exe]") {
+  StepDir step;
+  json spec = step.baseSpec("batch");
+  spec["script"] = "#!/bin/sh\nsetsid sleep 30 &\necho $! > " + (step.path() / "left.pid").string() + "\nexit 0\n";
+  step.start(spec);
+  CHECK(step.finish()["exit_code"] == 0);
+  const pid_t left = readPid(step.path() / "left.pid");
+  REQUIRE(left > 0);
+  CHECK(gone(left));
+}
+
+TEST_CASE("the tasks die with a killed gantrystepd", "[stepd][exe]") {
+  StepDir step;
+  json spec = step.baseSpec("0");
+  spec["argv"] = {"sh", "-c", "echo $$ > " + (step.path() / "task.pid").string() + "; exec sleep 30"};
+  step.start(spec);
+  REQUIRE(waitFor([&] { return readPid(step.path() / "task.pid") > 0 && fs::exists(step.path() / "task_groups"); }));
+  const pid_t task = readPid(step.path() / "task.pid");
+  CHECK(std::stoi(slurp(step.path() / "task_groups")) == task);
+  step.signal(SIGKILL);
+  ::waitpid(step.pid(), nullptr, 0);
+  CHECK(waitFor([&] { return gone(task); }, 50));
+}
+
+TEST_CASE("as root, the script is in the user's own directory and the step's files are root's", "[stepd][exe]") {
+  if (::geteuid() != 0) {
+    WARN("skipped: not running as root");
+    return;
+  }
+  StepDir step;
+  fs::permissions(step.path(), fs::perms::owner_all);
+  const fs::path work = fs::temp_directory_path() / ("gantry-work-" + std::to_string(::getpid()));
+  fs::create_directories(work);
+  fs::permissions(work, fs::perms::all);
+  const fs::path scripts = step.path().string() + "-scripts";
+  json spec = step.baseSpec("batch");
+  spec["uid"] = 65534;
+  spec["gid"] = 65534;
+  spec["user"] = "nobody";
+  spec["work_dir"] = work.string();
+  spec["script_dir"] = scripts.string();
+  spec["script"] = "#!/bin/sh\nstat -c '%u %a' \"$0\" \"$(dirname \"$0\")\"\n";
+  step.start(spec);
+  CHECK(step.finish()["exit_code"] == 0);
+  CHECK(slurp(work / "slurm-77.out") == "65534 700\n65534 700\n");
+  CHECK_FALSE(fs::exists(scripts));
+  for (const char* name : {"pid", "state", "result.json", "task_groups", "stepd.log"}) {
+    struct stat st {};
+    REQUIRE(::stat((step.path() / name).c_str(), &st) == 0);
+    CHECK((st.st_mode & 07777) == 0600);
+  }
+  fs::remove_all(work);
+}

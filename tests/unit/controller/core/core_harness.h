@@ -47,7 +47,7 @@ class RecordingGateway final : public core::AgentGateway {
     }
     if (done) done(okStatus());
   }
-  void signalJob(const core::AgentAddress&, uint64_t, int, Callback done) override {
+  void signalJob(const core::AgentAddress&, uint64_t, int, core::SignalScope, Callback done) override {
     if (done) done(okStatus());
   }
   void suspendJob(const core::AgentAddress&, uint64_t jobId, Callback done) override {
