@@ -17,6 +17,7 @@
 #include "common/config/config_set.h"
 #include "common/config/gantry_conf.h"
 #include "common/rpc/channel.h"
+#include "common/rpc/unparsed_request.h"
 #include "common/util/logging.h"
 #include "controller/core/controller_core.h"
 #include "controller/rpc/services.h"
@@ -113,6 +114,7 @@ int main(int argc, char** argv) {
                            grpc::InsecureServerCredentials(), &boundPort);
   builder.RegisterService(&clientService);
   builder.RegisterService(&agentService);
+  gantry::rpc::answerUnparsedRequests(builder);  // INVALID_ARGUMENT, not INTERNAL, for bytes we cannot parse
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || boundPort == 0) {
     spdlog::critical("cannot listen on {}", gantry::rpc::endpoint(addr, conf.controllerPort));
