@@ -18,6 +18,7 @@
 #include "common/config/config_set.h"
 #include "common/config/gantry_conf.h"
 #include "common/rpc/channel.h"
+#include "common/rpc/unparsed_request.h"
 #include "common/util/logging.h"
 #include "controller/core/controller_core.h"
 #include "controller/rpc/services.h"
@@ -119,6 +120,7 @@ int main(int argc, char** argv) {
   // controller's own refusal instead of a transport error.
   builder.SetMaxReceiveMessageSize(static_cast<int>(
       std::min<uint64_t>(conf.maxScriptSizeBytes + 16 * 1024 * 1024, 1024ull * 1024 * 1024)));
+  gantry::rpc::answerUnparsedRequests(builder);  // INVALID_ARGUMENT, not INTERNAL, for bytes we cannot parse
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || boundPort == 0) {
     spdlog::critical("cannot listen on {}", gantry::rpc::endpoint(addr, conf.controllerPort));

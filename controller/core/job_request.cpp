@@ -1,33 +1,133 @@
 #include "controller/core/job_request.h"
 
+#include <algorithm>
+#include <climits>
 #include <string>
+
+#include "common/util/checked.h"
 
 namespace gantry::core {
 namespace {
 
-Status nonNegative(int64_t value, const char* option) {
-  if (value < 0) return Error{std::string("invalid ") + option + ": " + std::to_string(value) + " is negative"};
+// Slurm's words for the two ways a size or count can be out of reach.
+constexpr const char* kMemoryUnsatisfiable = "Memory specification can not be satisfied";
+constexpr const char* kNodeConfigUnavailable = "Requested node configuration is not available";
+constexpr const char* kTimeLimitInvalid = "Requested time limit is invalid (missing or exceeds some limit)";
+// Slurm keeps time limits in 32-bit minutes with the top value meaning
+// INFINITE; anything longer is refused, which keeps every later sum of a
+// start time and a limit far from overflowing.
+constexpr int64_t kMaxTimeLimitMinutes = 0xFFFFFFFELL;
+
+Status nonNegative(int64_t value, const char* option, const char* field) {
+  if (value < 0) {
+    return Error{std::string("invalid ") + option + " (" + field + "): must be 0 or more, got " +
+                 std::to_string(value)};
+  }
+  return okStatus();
+}
+
+std::string times(const char* a, int64_t x, const char* b, int64_t y) {
+  return std::string(a) + "=" + std::to_string(x) + " x " + b + "=" + std::to_string(y);
+}
+
+// The fewest GPUs the job asks of any one node it runs on, as far as the
+// options tell (a --gpus total may land one per node).
+int64_t leastGpusOnOneNode(const v1::JobSpec& spec) {
+  int64_t tasksOnOneNode = std::max(spec.ntasks_per_node(), 1);
+  int64_t gpus = std::max<int64_t>(spec.gpus_per_node(), spec.gpus() > 0 ? 1 : 0);
+  gpus = std::max(gpus, spec.gpus_per_task() * tasksOnOneNode);
+  gpus = std::max(gpus, int64_t{spec.gpus_per_socket()} * std::max(spec.sockets_per_node(), 1));
+  for (const auto& gres : spec.gres()) {
+    if (gres.name() == "gpu") gpus = std::max<int64_t>(gpus, static_cast<int64_t>(std::min<uint64_t>(gres.count(), 64)));
+  }
+  return gpus;
+}
+
+// Every product of counts the selection computes must fit the int it is
+// computed in: one that overflows could never be served and would otherwise
+// wrap into a small number.
+Status checkCountProducts(const v1::JobSpec& spec) {
+  struct Product {
+    const char* a;
+    int64_t x;
+    const char* b;
+    int64_t y;
+  };
+  int64_t tasks = std::max(spec.ntasks(), 1);
+  int64_t tasksOnOneNode = std::max(spec.ntasks_per_node(), 1);
+  for (const Product& p : std::initializer_list<Product>{
+           {"--ntasks", tasks, "--cpus-per-task", std::max(spec.cpus_per_task(), 1)},
+           {"--ntasks-per-node", spec.ntasks_per_node(), "--cpus-per-task", std::max(spec.cpus_per_task(), 1)},
+           {"--nodes", std::max(spec.min_nodes(), 1), "--ntasks-per-node", spec.ntasks_per_node()},
+           {"--gpus-per-task", spec.gpus_per_task(), "--ntasks", std::max(tasks, tasksOnOneNode)},
+           {"--gpus-per-node", spec.gpus_per_node(), "--nodes", std::max(spec.min_nodes(), 1)},
+           {"--gpus-per-socket", spec.gpus_per_socket(), "--sockets-per-node", spec.sockets_per_node()},
+           // Last: the GPU count of one node is only known to fit once the rows above hold.
+           {"--cpus-per-gpu", spec.cpus_per_gpu(), "GPUs on a node", -1}}) {
+    int64_t y = p.y >= 0 ? p.y : leastGpusOnOneNode(spec);
+    auto product = checkedMul(p.x, y);
+    if (!product || *product > INT_MAX) {
+      return Error{std::string(kNodeConfigUnavailable) + ": " + times(p.a, p.x, p.b, y) + " is out of range"};
+    }
+  }
+  return okStatus();
+}
+
+// Memory per cpu or per GPU times the cpus or GPUs one node must give is
+// the least memory that node needs; a product that overflows is a request
+// no node can serve.
+Status checkMemoryProducts(const v1::JobSpec& spec) {
+  uint64_t cpusOnOneNode = static_cast<uint64_t>(std::max(spec.cpus_per_task(), 1)) *
+                           static_cast<uint64_t>(std::max(spec.ntasks_per_node(), 1));
+  uint64_t gpus = static_cast<uint64_t>(leastGpusOnOneNode(spec));
+  cpusOnOneNode = std::max(cpusOnOneNode, gpus * static_cast<uint64_t>(std::max(spec.cpus_per_gpu(), 0)));
+  if (spec.mem_per_cpu_mb() > 0 && !checkedMul<uint64_t>(spec.mem_per_cpu_mb(), cpusOnOneNode)) {
+    return Error{std::string(kMemoryUnsatisfiable) + ": --mem-per-cpu=" + std::to_string(spec.mem_per_cpu_mb()) +
+                 "M x " + std::to_string(cpusOnOneNode) + " cpus is out of range"};
+  }
+  if (spec.mem_per_gpu_mb() > 0 && !checkedMul<uint64_t>(spec.mem_per_gpu_mb(), std::max<uint64_t>(gpus, 1))) {
+    return Error{std::string(kMemoryUnsatisfiable) + ": --mem-per-gpu=" + std::to_string(spec.mem_per_gpu_mb()) +
+                 "M x " + std::to_string(gpus) + " GPUs is out of range"};
+  }
+  return okStatus();
+}
+
+Status checkTimeLimit(const v1::JobSpec& spec) {
+  if (spec.time_limit_minutes() > kMaxTimeLimitMinutes ||
+      spec.time_limit_seconds() > kMaxTimeLimitMinutes * 60) {
+    return Error{std::string(kTimeLimitInvalid) + ": --time is longer than " +
+                 std::to_string(kMaxTimeLimitMinutes) + " minutes"};
+  }
   return okStatus();
 }
 
 }  // namespace
 
 Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::GantryConf& conf) {
-  for (auto [value, option] : std::initializer_list<std::pair<int64_t, const char*>>{
-           {spec.min_nodes(), "--nodes"},
-           {spec.max_nodes(), "--nodes (maximum)"},
-           {spec.ntasks(), "--ntasks"},
-           {spec.ntasks_per_node(), "--ntasks-per-node"},
-           {spec.cpus_per_task(), "--cpus-per-task"},
-           {spec.gpus(), "--gpus"},
-           {spec.gpus_per_node(), "--gpus-per-node"},
-           {spec.gpus_per_socket(), "--gpus-per-socket"},
-           {spec.gpus_per_task(), "--gpus-per-task"},
-           {spec.cpus_per_gpu(), "--cpus-per-gpu"},
-           {spec.core_spec(), "--core-spec"},
-           {spec.thread_spec(), "--thread-spec"}}) {
-    if (auto status = nonNegative(value, option); !status) return Error{status.error()};
+  struct Count {
+    int64_t value;
+    const char* option;
+    const char* field;
+  };
+  for (const Count& count : std::initializer_list<Count>{
+           {spec.min_nodes(), "--nodes", "spec.min_nodes"},
+           {spec.max_nodes(), "--nodes (maximum)", "spec.max_nodes"},
+           {spec.ntasks(), "--ntasks", "spec.ntasks"},
+           {spec.ntasks_per_node(), "--ntasks-per-node", "spec.ntasks_per_node"},
+           {spec.cpus_per_task(), "--cpus-per-task", "spec.cpus_per_task"},
+           {spec.gpus(), "--gpus", "spec.gpus"},
+           {spec.gpus_per_node(), "--gpus-per-node", "spec.gpus_per_node"},
+           {spec.gpus_per_socket(), "--gpus-per-socket", "spec.gpus_per_socket"},
+           {spec.gpus_per_task(), "--gpus-per-task", "spec.gpus_per_task"},
+           {spec.cpus_per_gpu(), "--cpus-per-gpu", "spec.cpus_per_gpu"},
+           {spec.sockets_per_node(), "--sockets-per-node", "spec.sockets_per_node"},
+           {spec.core_spec(), "--core-spec", "spec.core_spec"},
+           {spec.thread_spec(), "--thread-spec", "spec.thread_spec"}}) {
+    if (auto status = nonNegative(count.value, count.option, count.field); !status) return Error{status.error()};
   }
+  if (auto status = checkCountProducts(spec); !status) return Error{status.failure()};
+  if (auto status = checkMemoryProducts(spec); !status) return Error{status.failure()};
+  if (auto status = checkTimeLimit(spec); !status) return Error{status.failure()};
   if (spec.max_nodes() > 0 && spec.min_nodes() > spec.max_nodes()) {
     return Error{"invalid --nodes: minimum " + std::to_string(spec.min_nodes()) +
                  " is above maximum " + std::to_string(spec.max_nodes())};

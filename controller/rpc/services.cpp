@@ -4,6 +4,7 @@
 
 #include "common/rpc/channel.h"
 #include "common/rpc/error_status.h"
+#include "controller/rpc/request_checks.h"
 
 namespace gantry::ctlrpc {
 namespace {
@@ -37,12 +38,21 @@ grpc::Status unauthenticated(const Error& why) {
   return rpc::toGrpcStatus(Error{why.code, "authentication failed: " + why.message});
 }
 
+// A request with a field no handler can act on is refused before the core
+// sees it (request_checks.h).
+template <typename Request>
+grpc::Status refusal(const Request& request) {
+  Status checked = checkRequest(request);
+  return checked ? grpc::Status::OK : rpc::toGrpcStatus(checked.failure());
+}
+
 }  // namespace
 
 grpc::Status ControllerService::SubmitJob(grpc::ServerContext* context, const v1::SubmitJobRequest* request,
                                           v1::SubmitJobResponse* response) {
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
   return await<v1::SubmitJobResponse>(
       [&](auto reply) { core_.submitJob(*request, *caller, std::move(reply)); }, response);
 }
@@ -51,6 +61,7 @@ grpc::Status ControllerService::CancelJob(grpc::ServerContext* context, const v1
                                           v1::CancelJobResponse* response) {
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
   return await<v1::CancelJobResponse>(
       [&](auto reply) { core_.cancelJob(*request, *caller, std::move(reply)); }, response);
 }
@@ -65,6 +76,7 @@ grpc::Status ControllerService::ListJobs(grpc::ServerContext* context, const v1:
 
 grpc::Status ControllerService::GetBatchScript(grpc::ServerContext* context, const v1::GetBatchScriptRequest* request,
                                                v1::GetBatchScriptResponse* response) {
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());
   return await<v1::GetBatchScriptResponse>(
@@ -99,6 +111,7 @@ grpc::Status ControllerService::UpdateNode(grpc::ServerContext* context, const v
                                            v1::UpdateNodeResponse* response) {
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
   return await<v1::UpdateNodeResponse>(
       [&](auto reply) { core_.updateNode(*request, *caller, std::move(reply)); }, response);
 }
@@ -107,6 +120,9 @@ grpc::Status ControllerService::jobAction(grpc::ServerContext* context, core::Co
                                           uint64_t jobId) {
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());
+  v1::JobActionRequest request;
+  request.set_job_id(jobId);
+  if (auto refused = refusal(request); !refused.ok()) return refused;
   return await<Ok>([&](auto reply) { core_.jobAction(action, jobId, *caller, std::move(reply)); },
                    static_cast<Ok*>(nullptr));
 }
@@ -132,6 +148,7 @@ grpc::Status ControllerService::CreateStep(grpc::ServerContext* context, const v
                                            v1::CreateStepResponse* response) {
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
   return await<v1::CreateStepResponse>(
       [&](auto reply) { core_.createStep(*request, *caller, std::move(reply)); }, response);
 }
@@ -140,6 +157,7 @@ grpc::Status ControllerService::GetStep(grpc::ServerContext* context, const v1::
                                         v1::GetStepResponse* response) {
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
   return await<v1::GetStepResponse>([&](auto reply) { core_.getStep(*request, std::move(reply)); },
                                     response);
 }
@@ -149,6 +167,7 @@ grpc::Status ControllerService::CompleteAllocation(grpc::ServerContext* context,
                                                    v1::CompleteAllocationResponse* response) {
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
   return await<v1::CompleteAllocationResponse>(
       [&](auto reply) { core_.completeAllocation(*request, *caller, std::move(reply)); }, response);
 }
@@ -167,6 +186,7 @@ grpc::Status ControllerAgentService::checkAgent(grpc::ServerContext* context) {
 grpc::Status ControllerAgentService::Register(grpc::ServerContext* context, const v1::RegisterRequest* request,
                                               v1::RegisterResponse* response) {
   if (auto status = checkAgent(context); !status.ok()) return status;
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
   return await<v1::RegisterResponse>([&](auto reply) { core_.registerNode(*request, std::move(reply)); },
                                      response);
 }
@@ -174,6 +194,7 @@ grpc::Status ControllerAgentService::Register(grpc::ServerContext* context, cons
 grpc::Status ControllerAgentService::Heartbeat(grpc::ServerContext* context, const v1::HeartbeatRequest* request,
                                                v1::HeartbeatResponse* response) {
   if (auto status = checkAgent(context); !status.ok()) return status;
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
   return await<v1::HeartbeatResponse>([&](auto reply) { core_.heartbeat(*request, std::move(reply)); },
                                       response);
 }
@@ -182,6 +203,7 @@ grpc::Status ControllerAgentService::StepComplete(grpc::ServerContext* context,
                                                   const v1::StepCompleteRequest* request,
                                                   v1::StepCompleteResponse* response) {
   if (auto status = checkAgent(context); !status.ok()) return status;
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
   return await<v1::StepCompleteResponse>(
       [&](auto reply) { core_.stepComplete(*request, std::move(reply)); }, response);
 }

@@ -33,17 +33,17 @@ void setBit(Words& words, int index, bool value) {
 // below it are not even looked at (they would be rejected anyway).
 int gpuLowerBound(const JobShape& shape) {
   if (shape.wholeNode) return 0;
-  int bound = 0;
+  int64_t bound = 0;  // wide: several demands of INT_MAX each must not wrap
   for (const auto& demand : shape.demands) {
     if (demand.name != "gpu") continue;
     switch (demand.kind) {
       case DemandKind::PerNode:
       case DemandKind::PerTask: bound += demand.count; break;
-      case DemandKind::PerSocket: bound += demand.count * shape.socketsPerNode; break;
+      case DemandKind::PerSocket: bound += int64_t{demand.count} * shape.socketsPerNode; break;
       case DemandKind::PerJob: bound += 1; break;
     }
   }
-  return std::min(bound, kBuckets);
+  return static_cast<int>(std::min<int64_t>(bound, kBuckets));
 }
 
 // Whether the default link policy should first try for linked sets: only
@@ -259,6 +259,7 @@ struct Cluster::Impl {
   Outcome selectIdle(const Request& request, const PartitionView& partition, SelectTrace* trace) const {
     auto shape = shapeFor(request, partition);
     if (!shape) return shapeFailure(shape.error());
+    if (!memoryFitsSomeNode(request, partition)) return Outcome{Verdict::Never, {}, kReasonMemory};
     Placer placer(request, *shape, placerOptions(trace));
     std::vector<char> seen(nodes.size(), 0);
     for (int n : partition.nodes) {
@@ -273,6 +274,16 @@ struct Cluster::Impl {
       if (placer.full()) break;
     }
     return Outcome{Verdict::Never, {}, kReasonNeverAvailable};
+  }
+
+  // Whether any node of the partition has the memory one node of the job
+  // needs at the least, so a request for more gets Slurm's memory wording.
+  bool memoryFitsSomeNode(const Request& request, const PartitionView& partition) const {
+    std::optional<uint64_t> least = leastMemoryPerNode(request);
+    if (!least) return false;
+    for (int n : partition.nodes)
+      if (n >= 0 && n < static_cast<int>(nodes.size()) && nodes[n]->info.realMemoryMb >= *least) return true;
+    return partition.nodes.empty();
   }
 
   static Outcome placed(Placer& placer) { return Outcome{Verdict::Placed, placer.takeAllocation(), ""}; }

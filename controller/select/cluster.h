@@ -108,7 +108,6 @@ struct StartEstimate {
 };
 
 inline constexpr const char* kReasonResources = "Resources";
-inline constexpr const char* kReasonNeverAvailable = "Requested node configuration is not available";
 
 class Cluster {
  public:

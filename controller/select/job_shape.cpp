@@ -4,12 +4,33 @@
 #include <climits>
 
 #include "common/gres/shared.h"
+#include "common/util/checked.h"
 
 namespace gantry::select {
 
 namespace {
 
-int ceilDiv(int a, int b) { return (a + b - 1) / b; }
+// a >= 0, b > 0; written so that a near INT_MAX cannot overflow.
+int ceilDiv(int a, int b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+// Products of counts that shapeJob and the node planner compute in int; a
+// request whose product does not fit is refused rather than wrapped.
+Status validateCountProducts(const Request& r) {
+  struct Product {
+    const char* what;
+    int x, y;
+  };
+  int tasksOnOneNode = std::max(r.ntasksPerNode, 1);
+  for (const Product& p : std::initializer_list<Product>{
+           {"-n/--ntasks x -c/--cpus-per-task", r.ntasks, r.cpusPerTask},
+           {"--ntasks-per-node x -c/--cpus-per-task", tasksOnOneNode, r.cpusPerTask},
+           {"-N/--nodes x --ntasks-per-node", r.minNodes, tasksOnOneNode},
+           {"--gpus-per-task x -n/--ntasks", r.gpusPerTask, std::max(r.ntasks, tasksOnOneNode)},
+           {"--gpus-per-socket x --sockets-per-node", r.gpusPerSocket, std::max(r.socketsPerNode, 1)}}) {
+    if (!checkedMul(p.x, p.y)) return Error{std::string(kReasonNeverAvailable) + ": " + p.what + " is out of range"};
+  }
+  return okStatus();
+}
 
 bool isGpu(const GresRequest& gres) { return gres.name == "gpu"; }
 
@@ -45,6 +66,8 @@ Status validateRequest(const Request& r) {
   if (r.coreSpec > 0 && r.threadSpec > 0) return Error{"--core-spec and --thread-spec are mutually exclusive"};
   if (r.gpus < 0 || r.gpusPerNode < 0 || r.gpusPerSocket < 0 || r.gpusPerTask < 0 || r.cpusPerGpu < 0)
     return Error{"--gpus*/--cpus-per-gpu counts must not be negative"};
+  if (r.socketsPerNode < 0) return Error{"--sockets-per-node must not be negative"};
+  if (auto products = validateCountProducts(r); !products) return products;
   if (r.gpusPerSocket > 0 && r.socketsPerNode < 1)
     return Error{"--gpus-per-socket requires a socket count for the tasks (--sockets-per-node)"};
   int memForms = (r.memPerNodeMb > 0) + (r.memPerCpuMb > 0) + (r.memPerGpuMb > 0);
@@ -70,6 +93,15 @@ Status validateRequest(const Request& r) {
                      " is given twice"};
   }
   return okStatus();
+}
+
+std::optional<uint64_t> leastMemoryPerNode(const Request& r) {
+  if (r.memPerNodeMb > 0) return r.memPerNodeMb;
+  if (r.memPerCpuMb > 0) {
+    uint64_t cpus = static_cast<uint64_t>(std::max(r.cpusPerTask, 1)) * static_cast<uint64_t>(std::max(r.ntasksPerNode, 1));
+    return checkedMul<uint64_t>(r.memPerCpuMb, cpus);
+  }
+  return r.memPerGpuMb;  // at least one GPU on a node that gets any
 }
 
 Result<JobShape> shapeJob(const Request& r, const ShapeOptions& options) {

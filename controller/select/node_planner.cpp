@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <bit>
+#include <climits>
+#include <optional>
 
 #include "common/gres/index_list.h"
 #include "common/gres/shared.h"
+#include "common/util/checked.h"
 #include "controller/select/cpu_picker.h"
 #include "controller/select/device_picker.h"
 #include "controller/select/rules.h"
@@ -19,11 +22,13 @@ PlanResult reject(const char* rule) {
   return result;
 }
 
+// Computed wide and clamped: a product beyond any node is simply too many.
 int devicesWanted(const DeviceDemand& demand, const PlanInput& in) {
+  auto clamp = [](int64_t n) { return static_cast<int>(std::min<int64_t>(n, INT_MAX)); };
   switch (demand.kind) {
     case DemandKind::PerNode: return demand.count;
-    case DemandKind::PerTask: return demand.count * in.tasks;
-    case DemandKind::PerSocket: return demand.count * in.shape.socketsPerNode;
+    case DemandKind::PerTask: return clamp(int64_t{demand.count} * in.tasks);
+    case DemandKind::PerSocket: return clamp(int64_t{demand.count} * in.shape.socketsPerNode);
     case DemandKind::PerJob: return in.gpusWanted;
   }
   return 0;
@@ -247,7 +252,9 @@ class NodePlan {
 
   const char* chooseCpus() {
     gpusHere_ = std::popcount(taken_ & node_.devicesNamed("gpu", ""));
-    int cpusNeeded = std::max({in_.tasks * r_.cpusPerTask, gpusHere_ * r_.cpusPerGpu, 1});
+    int64_t forGpus = int64_t{gpusHere_} * r_.cpusPerGpu;
+    if (forGpus > node_.cpuCount) return rules::kCpus;
+    int cpusNeeded = std::max({in_.tasks * r_.cpusPerTask, static_cast<int>(forGpus), 1});
     NodeGrant& grant = result_.grant;
     if (whole_) {
       int cores = node_.info.sockets * node_.info.coresPerSocket;
@@ -271,13 +278,15 @@ class NodePlan {
   }
 
   const char* chooseMemory() {
-    uint64_t memory = 0;
+    // A product that overflows is more than any node has.
+    std::optional<uint64_t> memory = 0;
     if (r_.memPerNodeMb > 0) memory = r_.memPerNodeMb;
-    else if (r_.memPerCpuMb > 0) memory = r_.memPerCpuMb * result_.grant.cpus.size();
-    else if (r_.memPerGpuMb > 0) memory = r_.memPerGpuMb * gpusHere_;
+    else if (r_.memPerCpuMb > 0) memory = checkedMul<uint64_t>(r_.memPerCpuMb, result_.grant.cpus.size());
+    else if (r_.memPerGpuMb > 0) memory = checkedMul<uint64_t>(r_.memPerGpuMb, static_cast<uint64_t>(gpusHere_));
+    if (!memory) return rules::kMemory;
     uint64_t real = node_.info.realMemoryMb;
-    if (memory > real - std::min(usage_.usedMemoryMb, real)) return rules::kMemory;
-    result_.grant.memoryMb = whole_ ? real : memory;
+    if (*memory > real - std::min(usage_.usedMemoryMb, real)) return rules::kMemory;
+    result_.grant.memoryMb = whole_ ? real : *memory;
     return nullptr;
   }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,17 @@ struct Request {
   std::string gpuFreq;     // --gpu-freq as given; refused with shared GRES (mps, shard)
 };
 
+inline constexpr const char* kReasonNeverAvailable = "Requested node configuration is not available";
+inline constexpr const char* kReasonMemory = "Memory specification can not be satisfied";
+
 // Checks that do not depend on any node: the error names the option and the
-// rule (e.g. "--gpus-per-task requires a task count (-n)").
+// rule (e.g. "--gpus-per-task requires a task count (-n)"). Counts whose
+// products overflow an int are refused with kReasonNeverAvailable.
 Status validateRequest(const Request& request);
+
+// The least memory (MB) any one node of the job must give: --mem, or
+// --mem-per-cpu times the cpus of one task (of --ntasks-per-node tasks), or
+// --mem-per-gpu times one GPU. nullopt when the product overflows.
+std::optional<uint64_t> leastMemoryPerNode(const Request& request);
 
 }  // namespace gantry::select

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Builds the parser fuzzers with clang and runs each for a bounded time on a
-# seed corpus taken from conf/ and the spec snippets. Fails on any crash,
-# leak, sanitizer report or hang.
+# Builds the fuzzers with clang and runs each for a bounded time: the parser
+# targets on a seed corpus taken from conf/ and the spec snippets, and
+# fuzz_core_rpc once per controller RPC handler on requests it writes
+# itself. Fails on any crash, leak, sanitizer report or hang.
 #   tests/fuzz/run.sh [SECONDS_PER_TARGET]   (default 30)
+# The budget stays what five parser targets had: each parser target runs
+# half of SECONDS_PER_TARGET, and the handlers share the other half of the
+# total (at least 2 s each).
 set -euo pipefail
 
 seconds="${1:-30}"
@@ -13,7 +17,12 @@ work="$build/corpus"
 cmake -S "$repo/tests/fuzz" -B "$build" -G Ninja \
   -DCMAKE_CXX_COMPILER=clang++ -DGANTRY_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 targets=(fuzz_hostlist fuzz_gantry_conf fuzz_gres_conf fuzz_cgroup_conf fuzz_resctrl_conf)
-ninja -C "$build" -j1 "${targets[@]}"
+handlers=(SubmitJob CancelJob ListJobs GetBatchScript ListNodes ListPartitions GetConfig UpdateNode SuspendJob ResumeJob
+          HoldJob ReleaseJob CreateStep GetStep CompleteAllocation Register Heartbeat StepComplete)
+ninja -C "$build" -j"${GANTRY_BUILD_JOBS:-2}" "${targets[@]}" fuzz_core_rpc
+parser_seconds=$(( (seconds + 1) / 2 ))
+handler_seconds=$(( (seconds * ${#targets[@]} / 2 + ${#handlers[@]} - 1) / ${#handlers[@]} ))
+[ "$handler_seconds" -ge 2 ] || handler_seconds=2
 
 # Seeds: every file of that kind in conf/ and tests/fixtures/spec-snippets/.
 seed() {  # seed TARGET NAME-PATTERN
@@ -36,17 +45,29 @@ for expr in 'tux[0-7]' 'n[01-10,12]' 'rack[1-2]-n[1-4]' 'a,b[1-3]' '/dev/nvidia[
 done
 
 status=0
-for target in "${targets[@]}"; do
-  echo "== $target: ${seconds}s"
-  artifacts="$build/artifacts/$target"
+run() {  # run NAME SECONDS BINARY CORPUS
+  local name="$1" budget="$2" binary="$3" corpus="$4"
+  echo "== $name: ${budget}s"
+  local artifacts="$build/artifacts/$name"
   mkdir -p "$artifacts"
-  if ! "$build/$target" "$work/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -max_len=8192 -artifact_prefix="$artifacts/" -print_final_stats=1 >"$build/$target.log" 2>&1; then
-    echo "FAILED: $target (log: $build/$target.log, inputs: $artifacts/)"
-    tail -n 40 "$build/$target.log"
+  if ! "$binary" "$corpus" -max_total_time="$budget" -timeout=10 -rss_limit_mb=2048 \
+      -max_len=8192 -artifact_prefix="$artifacts/" -print_final_stats=1 >"$build/$name.log" 2>&1; then
+    echo "FAILED: $name (log: $build/$name.log, inputs: $artifacts/)"
+    tail -n 40 "$build/$name.log"
     status=1
   else
-    grep -E '^stat::number_of_executed_units' "$build/$target.log" || true
+    grep -E '^stat::number_of_executed_units' "$build/$name.log" || true
   fi
+}
+for target in "${targets[@]}"; do
+  run "$target" "$parser_seconds" "$build/$target" "$work/$target"
 done
+# One run per handler; the target writes valid requests of it as seeds.
+# Reproduce a crash with: GANTRY_FUZZ_HANDLER=NAME build-fuzz/fuzz_core_rpc INPUT
+for handler in "${handlers[@]}"; do
+  export GANTRY_FUZZ_HANDLER="$handler" GANTRY_FUZZ_SEEDS="$work/rpc_$handler"
+  mkdir -p "$GANTRY_FUZZ_SEEDS"
+  run "rpc_$handler" "$handler_seconds" "$build/fuzz_core_rpc" "$GANTRY_FUZZ_SEEDS"
+done
+unset GANTRY_FUZZ_HANDLER GANTRY_FUZZ_SEEDS
 exit "$status"

@@ -341,3 +341,38 @@ TEST_CASE("--test-only estimates where and when, leaving the cluster unchanged",
   auto now = cluster.estimateStart(Request{}, allNodes(cluster), running, 100);
   CHECK(now.startTime == 100);
 }
+
+TEST_CASE("memory and count products that overflow never place", "[select][memory][overflow]") {
+  NodeShape smt{.sockets = 1, .coresPerSocket = 4, .threadsPerCore = 2, .memoryMb = 4000};
+  Cluster cluster;
+  cluster.addNode(gpuNode("n0", 2, "", smt));
+  // One task gets a whole core, two cpus: 2^63 MB x 2 must not wrap to 0.
+  Request memory = tasks(1);
+  memory.memPerCpuMb = uint64_t{1} << 63;
+  CHECK(cluster.select(memory, allNodes(cluster)).verdict == Verdict::NotNow);
+  Outcome never = cluster.canEverRun(memory, allNodes(cluster));
+  CHECK(never.verdict == Verdict::Never);
+  CHECK(never.reason == kReasonMemory);
+
+  Request perGpu = tasks(1);
+  perGpu.gpusPerNode = 2;
+  perGpu.memPerGpuMb = uint64_t{1} << 63;
+  CHECK(cluster.canEverRun(perGpu, allNodes(cluster)).verdict == Verdict::Never);
+
+  Request cpusPerGpu = tasks(1);
+  cpusPerGpu.gpusPerNode = 2;
+  cpusPerGpu.cpusPerGpu = 1 << 30;  // x 2 GPUs does not fit an int
+  CHECK(cluster.canEverRun(cpusPerGpu, allNodes(cluster)).verdict == Verdict::Never);
+
+  Request manyTasks = tasks(INT32_MAX);
+  manyTasks.cpusPerTask = 4;
+  Outcome refused = cluster.select(manyTasks, allNodes(cluster));
+  CHECK(refused.verdict == Verdict::Never);
+  CHECK_THAT(refused.reason, Catch::StartsWith(kReasonNeverAvailable));
+  CHECK_THAT(refused.reason, Catch::Contains("--cpus-per-task"));
+
+  Request perNode = tasks(1);
+  perNode.minNodes = 1 << 30;
+  perNode.ntasksPerNode = 4;
+  CHECK(cluster.select(perNode, allNodes(cluster)).verdict == Verdict::Never);
+}

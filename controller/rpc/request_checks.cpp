@@ -1,0 +1,114 @@
+#include "controller/rpc/request_checks.h"
+
+#include <string>
+
+namespace gantry::ctlrpc {
+namespace {
+
+// Signals a job may be sent: 1..64 (SIGRTMAX on Linux); 0 means none.
+constexpr int kMaxSignal = 64;
+constexpr int kMaxPort = 65535;
+
+Status jobId(uint64_t id, const char* field) {
+  if (id == 0) return Error{std::string(field) + ": must be a job id (1 or more), got 0"};
+  return okStatus();
+}
+
+Status notEmpty(const std::string& value, const char* field) {
+  if (value.empty()) return Error{std::string(field) + ": must not be empty"};
+  return okStatus();
+}
+
+Status inRange(int64_t value, int64_t low, int64_t high, const char* field) {
+  if (value < low || value > high) {
+    return Error{std::string(field) + ": must be between " + std::to_string(low) + " and " + std::to_string(high) +
+                 ", got " + std::to_string(value)};
+  }
+  return okStatus();
+}
+
+// The step a request names: a number, or "batch"/"extern" from an agent.
+Status stepId(const std::string& id, const char* field) {
+  if (id.empty()) return Error{std::string(field) + ": must name a step, got nothing"};
+  return okStatus();
+}
+
+Status hardware(const v1::NodeHardware& hw) {
+  for (auto [value, field] : std::initializer_list<std::pair<int64_t, const char*>>{
+           {hw.cpus(), "hardware.cpus"},
+           {hw.boards(), "hardware.boards"},
+           {hw.sockets(), "hardware.sockets"},
+           {hw.cores_per_socket(), "hardware.cores_per_socket"},
+           {hw.threads_per_core(), "hardware.threads_per_core"}}) {
+    if (value < 0) return Error{std::string(field) + ": must be 0 or more, got " + std::to_string(value)};
+  }
+  for (const auto& device : hw.gres()) {
+    if (device.name().empty()) return Error{"hardware.gres.name: must not be empty"};
+  }
+  return okStatus();
+}
+
+}  // namespace
+
+Status checkRequest(const v1::SubmitJobRequest& request) {
+  if (!request.has_spec()) return Error{"spec: the request carries no job"};
+  return okStatus();
+}
+
+Status checkRequest(const v1::CancelJobRequest& request) {
+  for (uint64_t id : request.job_ids()) {
+    if (auto status = jobId(id, "job_ids"); !status) return status;
+  }
+  return inRange(request.signal(), 0, kMaxSignal, "signal");
+}
+
+Status checkRequest(const v1::UpdateNodeRequest& request) {
+  if (auto status = notEmpty(request.node_names(), "node_names"); !status) return status;
+  return notEmpty(request.state(), "state");
+}
+
+Status checkRequest(const v1::JobActionRequest& request) { return jobId(request.job_id(), "job_id"); }
+
+Status checkRequest(const v1::GetBatchScriptRequest& request) { return jobId(request.job_id(), "job_id"); }
+
+Status checkRequest(const v1::CreateStepRequest& request) {
+  if (auto status = jobId(request.job_id(), "job_id"); !status) return status;
+  if (request.argv_size() == 0) return Error{"argv: the step has no command to run"};
+  if (request.argv(0).empty()) return Error{"argv: the step's command is empty"};
+  return inRange(request.io().port(), 0, kMaxPort, "io.port");
+}
+
+Status checkRequest(const v1::GetStepRequest& request) {
+  if (auto status = jobId(request.job_id(), "job_id"); !status) return status;
+  return stepId(request.step_id(), "step_id");
+}
+
+Status checkRequest(const v1::CompleteAllocationRequest& request) { return jobId(request.job_id(), "job_id"); }
+
+Status checkRequest(const v1::RegisterRequest& request) {
+  if (auto status = notEmpty(request.node_name(), "node_name"); !status) return status;
+  if (auto status = inRange(request.port(), 0, kMaxPort, "port"); !status) return status;
+  for (const auto& step : request.running()) {
+    if (auto status = jobId(step.job_id(), "running.job_id"); !status) return status;
+    if (auto status = stepId(step.step_id(), "running.step_id"); !status) return status;
+  }
+  return hardware(request.hardware());
+}
+
+Status checkRequest(const v1::HeartbeatRequest& request) {
+  if (auto status = notEmpty(request.node_name(), "node_name"); !status) return status;
+  for (const auto& step : request.running()) {
+    if (auto status = jobId(step.job_id(), "running.job_id"); !status) return status;
+    if (auto status = stepId(step.step_id(), "running.step_id"); !status) return status;
+  }
+  return okStatus();
+}
+
+Status checkRequest(const v1::StepCompleteRequest& request) {
+  if (auto status = notEmpty(request.node_name(), "node_name"); !status) return status;
+  if (auto status = jobId(request.job_id(), "job_id"); !status) return status;
+  if (auto status = stepId(request.step_id(), "step_id"); !status) return status;
+  return inRange(request.term_signal(), 0, kMaxSignal, "term_signal");
+}
+
+}  // namespace gantry::ctlrpc
