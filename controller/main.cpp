@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -22,6 +23,8 @@
 #include "common/util/logging.h"
 #include "controller/core/controller_core.h"
 #include "controller/rpc/services.h"
+#include "controller/store/job_store.h"
+#include "controller/store/salvage.h"
 
 namespace {
 
@@ -35,6 +38,46 @@ uint32_t uidOf(const std::string& user) {
   return 0;
 }
 
+// A reason not to start: in the log and, since the log may be a file, on
+// stderr too, where whoever started the daemon sees it.
+void refuse(const std::string& message) {
+  spdlog::critical("{}", message);
+  std::cerr << "gantryctld: " << message << "\n";
+}
+
+// Opens the state database. A damaged one stops the controller unless
+// `recover`: then it is moved aside, a new one is made of what it still
+// holds, and everything lost is logged.
+bool openStore(gantry::store::JobStore& store, const std::string& path, bool recover) {
+  auto status = store.open(path);
+  if (status) return true;
+  refuse(status.error());
+  if (!store.damageFound()) return false;
+  if (!recover) {
+    refuse("not starting from a damaged state database: restore " + path +
+           " from a backup, or start gantryctld with --recover to move it aside and go on from what can "
+           "still be read");
+    return false;
+  }
+  auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                 std::chrono::system_clock::now().time_since_epoch()).count();
+  auto report = gantry::store::salvageDatabase(path, now);
+  if (!report) {
+    refuse("--recover failed: " + report.error());
+    return false;
+  }
+  spdlog::critical("--recover: the damaged state database is now {}; {} carried into a new {}: {} jobs, "
+                   "{} node states, {} node hardware records; job ids continue after {}",
+                   report->movedTo, report->losses.empty() ? "everything readable" : "what could be read",
+                   path, report->jobs, report->nodes, report->nodeHardware, report->maxJobId);
+  for (const auto& loss : report->losses) spdlog::critical("--recover: LOST: {}", loss);
+  if (auto reopened = store.open(path); !reopened) {
+    refuse("--recover: the new state database cannot be opened: " + reopened.error());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,6 +88,11 @@ int main(int argc, char** argv) {
   app.add_option("--conf-dir", confDir, "configuration directory (GANTRY_CONF_DIR, /etc/gantry)");
   app.add_flag("--check-config", checkConfig, "read every configuration file, report all problems, exit");
   app.add_option("--listen", listenAddr, "address to listen on (default: SlurmctldHost's address)");
+  bool recover = false;
+  app.add_flag("--recover", recover,
+               "if the state database (StateSaveLocation/gantry.db) is damaged, move it aside to "
+               "gantry.db.corrupt-<unix time>, start from what can still be read and log what was lost "
+               "(without it, a damaged database stops the controller)");
   bool foreground = true;
   app.add_flag("-D", foreground, "run in the foreground (always the case; accepted for compatibility)");
   CLI11_PARSE(app, argc, argv);
@@ -71,16 +119,12 @@ int main(int argc, char** argv) {
   // administrator is not misled (the same lines as --check-config's notes).
   for (const auto& note : loaded->notes) spdlog::warn("{}", note.toString());
 
-  std::error_code ec;
-  std::filesystem::create_directories(conf.stateSaveLocation, ec);
-  if (ec) {
-    spdlog::critical("cannot create StateSaveLocation {}: {}", conf.stateSaveLocation, ec.message());
+  if (auto status = gantry::store::createStateDirectory(conf.stateSaveLocation); !status) {
+    refuse(status.error());
     return 1;
   }
   gantry::store::JobStore store;
-  if (auto status = store.open((std::filesystem::path(conf.stateSaveLocation) / "gantry.db").string());
-      !status) {
-    spdlog::critical("{}", status.error());
+  if (!openStore(store, (std::filesystem::path(conf.stateSaveLocation) / "gantry.db").string(), recover)) {
     return 1;
   }
   auto authenticator = gantry::auth::makeAuthenticator(conf.authType, conf.authInfo);
@@ -110,6 +154,13 @@ int main(int argc, char** argv) {
   std::string addr = listenAddr.empty() ? conf.controllerAddr : listenAddr;
   if (addr.empty()) addr = "0.0.0.0";
   grpc::ServerBuilder builder;
+  // gRPC sets SO_REUSEPORT by default, which would let a second controller
+  // started on the same port take half of the new connections; it must
+  // fail to listen instead. Nothing else here limits new connections: the
+  // accept queue is the kernel's somaxconn, and the synchronous server
+  // starts a thread for each call waiting on the core. What made clients
+  // fail under load was their own connect timeout (common/rpc/channel.cpp).
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   int boundPort = 0;
   builder.AddListeningPort(gantry::rpc::endpoint(addr, conf.controllerPort),
                            grpc::InsecureServerCredentials(), &boundPort);

@@ -12,10 +12,16 @@ std::string endpoint(const std::string& addr, int port) {
 
 std::shared_ptr<grpc::Channel> makeChannel(const std::string& addr, int port) {
   grpc::ChannelArguments args;
-  // Daemons reconnect quickly after a peer restarts.
+  // Daemons reconnect quickly after a peer restarts: the first retry after
+  // a failed attempt comes 100 ms later, growing to one a second.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  // gRPC also takes this as the time one connection attempt may take (TCP,
+  // then the server's HTTP/2 SETTINGS). A refused connection fails at once
+  // whatever it says; it only bounds a server slow to answer, as a busy
+  // controller is when many clients connect at once, and must leave room
+  // for that.
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, static_cast<int>(kConnectTimeout.count()));
   return grpc::CreateCustomChannel(endpoint(addr, port), grpc::InsecureChannelCredentials(),
                                    args);
 }

@@ -14,6 +14,12 @@
 
 namespace gantry::rpc {
 
+// How long one connection attempt may take before it counts as failed.
+inline constexpr std::chrono::milliseconds kConnectTimeout{5000};
+
+// A channel to addr:port. Calls fail fast (no wait for ready): a peer that
+// refuses connections is Unavailable at once; one that accepts but is slow
+// to complete the handshake gets kConnectTimeout, within the call's deadline.
 std::shared_ptr<grpc::Channel> makeChannel(const std::string& addr, int port);
 
 // A context for one outgoing call: token attached, deadline set.

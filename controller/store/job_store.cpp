@@ -1,109 +1,188 @@
 #include "controller/store/job_store.h"
 
+#include <sys/stat.h>
+
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "controller/store/sqlite_helpers.h"
 
 namespace gantry::store {
 namespace {
 
-Status exec(sqlite3* db, const char* sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
-    std::string text = message ? message : "unknown error";
-    sqlite3_free(message);
-    return Error{ErrorCode::Internal, std::string("sqlite: ") + text + " (in: " + sql + ")"};
-  }
-  return okStatus();
-}
+using detail::columnText;
+using detail::exec;
+using detail::Statement;
 
 bool isTerminal(int state) {
   return state == v1::COMPLETED || state == v1::FAILED || state == v1::CANCELLED ||
          state == v1::TIMEOUT || state == v1::NODE_FAIL;
 }
 
-// A prepared statement that finalizes itself.
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  sqlite3_stmt* get() const { return stmt_; }
-  explicit operator bool() const { return stmt_ != nullptr; }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-};
+// quick_check answers "ok" or up to this many lines saying what is wrong;
+// the first few are enough to tell an administrator what happened.
+constexpr int kQuickCheckLines = 3;
 
 }  // namespace
+
+Status createStateDirectory(const std::string& dir) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir, ec)) return okStatus();
+  std::filesystem::path path(dir);
+  if (!path.has_filename()) path = path.parent_path();  // "dir/"
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) return Error{ErrorCode::Internal, "cannot create StateSaveLocation " + dir + ": " + ec.message()};
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
+    return Error{ErrorCode::Internal, "cannot create StateSaveLocation " + dir + ": " + std::strerror(errno)};
+  }
+  return okStatus();
+}
 
 JobStore::~JobStore() { close(); }
 
 Status JobStore::open(const std::string& path) {
-  if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) {
-    std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+  path_ = path;
+  damageFound_ = false;
+  if (auto status = detail::createPrivateFile(path); !status) return status;
+  auto db = detail::openDatabase(path);
+  if (!db) return Error{db.failure()};
+  db_ = *db;
+  // Nothing is written before the file is known to be whole.
+  Status status = check();
+  if (status) {
+    if (auto schema = detail::createSchema(db_); !schema) status = sqliteFailure("creating the tables");
+  }
+  if (status) status = readJobs(0, 0, nullptr);
+  if (status) {
+    Snapshot unused;
+    status = readNodes(&unused);
+  }
+  if (status) {
+    auto stored = detail::readMaxJobId(db_);
+    if (!stored) status = sqliteFailure("table meta");
+    else maxJobId_ = stored->value_or(0);
+  }
+  if (!status) {
     sqlite3_close(db_);
     db_ = nullptr;
-    return Error{ErrorCode::Internal, "cannot open state database " + path + ": " + message};
-  }
-  for (const char* sql : {
-           "PRAGMA journal_mode=WAL",
-           "PRAGMA synchronous=FULL",
-           "CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, state INTEGER NOT NULL,"
-           " end_time INTEGER NOT NULL, record BLOB NOT NULL)",
-           "CREATE INDEX IF NOT EXISTS jobs_by_end ON jobs(state, end_time)",
-           "CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, state TEXT NOT NULL,"
-           " reason TEXT NOT NULL, user TEXT NOT NULL, reason_time INTEGER NOT NULL)",
-           "CREATE TABLE IF NOT EXISTS node_hardware (name TEXT PRIMARY KEY, record BLOB NOT NULL)",
-       }) {
-    if (auto status = exec(db_, sql); !status) return Error{ErrorCode::Internal, path + ": " + status.error()};
+    return status;
   }
   writer_ = std::thread([this] { writerLoop(); });
   return okStatus();
+}
+
+Error JobStore::damaged(const std::string& what) const {
+  damageFound_ = true;
+  return Error{ErrorCode::Internal, "state database " + path_ + " is damaged: " + what};
+}
+
+Error JobStore::sqliteFailure(const std::string& what) const {
+  int code = sqlite3_errcode(db_) & 0xff;
+  std::string text = what + ": " + sqlite3_errmsg(db_);
+  if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) return damaged(text);
+  return Error{ErrorCode::Internal, "state database " + path_ + " cannot be read: " + text};
+}
+
+Status JobStore::check() const {
+  std::string pragma = "PRAGMA quick_check(" + std::to_string(kQuickCheckLines) + ")";
+  Statement quickCheck(db_, pragma.c_str());
+  if (!quickCheck) return sqliteFailure("quick_check");
+  std::vector<std::string> lines;
+  int rc;
+  while ((rc = sqlite3_step(quickCheck.get())) == SQLITE_ROW) lines.push_back(columnText(quickCheck.get(), 0));
+  if (rc != SQLITE_DONE) return sqliteFailure("quick_check");
+  if (lines.size() == 1 && lines[0] == "ok") return okStatus();
+  // One line of text: SQLite's answer may hold several lines per row, and
+  // the heading naming the schema says nothing here.
+  std::string text;
+  for (const auto& row : lines) {
+    std::istringstream split(row);
+    for (std::string line; std::getline(split, line);) {
+      if (line.empty() || line.rfind("*** in database", 0) == 0) continue;
+      text += (text.empty() ? "" : "; ") + line;
+    }
+  }
+  return damaged("quick_check: " + (text.empty() ? std::string("no answer") : text));
 }
 
 Result<Snapshot> JobStore::load(int64_t now, int64_t keepFinishedSeconds) const {
   Snapshot snapshot;
   {
     Statement max(db_, "SELECT COALESCE(MAX(id), 0) FROM jobs");
-    if (max && sqlite3_step(max.get()) == SQLITE_ROW) {
-      snapshot.maxJobId = static_cast<uint64_t>(sqlite3_column_int64(max.get(), 0));
+    if (!max || sqlite3_step(max.get()) != SQLITE_ROW) {
+      return sqliteFailure("table jobs");
     }
+    snapshot.maxJobId = static_cast<uint64_t>(sqlite3_column_int64(max.get(), 0));
   }
-  Statement jobs(db_, "SELECT id, state, end_time, record FROM jobs ORDER BY id");
-  if (!jobs) return Error{ErrorCode::Internal, std::string("sqlite: ") + sqlite3_errmsg(db_)};
-  while (sqlite3_step(jobs.get()) == SQLITE_ROW) {
-    int state = sqlite3_column_int(jobs.get(), 1);
-    int64_t endTime = sqlite3_column_int64(jobs.get(), 2);
+  auto stored = detail::readMaxJobId(db_);
+  if (!stored) return sqliteFailure("table meta");
+  snapshot.maxJobId = std::max(snapshot.maxJobId, stored->value_or(0));
+  if (auto status = readJobs(now, keepFinishedSeconds, &snapshot.jobs); !status) return status.failure();
+  if (auto status = readNodes(&snapshot); !status) return status.failure();
+  return snapshot;
+}
+
+// Every row of `jobs`, in id order; with `jobs` null, only checked.
+Status JobStore::readJobs(int64_t now, int64_t keepFinishedSeconds, std::vector<v1::Job>* jobs) const {
+  Statement select(db_, "SELECT id, state, end_time, record FROM jobs ORDER BY id");
+  if (!select) return sqliteFailure("table jobs");
+  sqlite3_stmt* row = select.get();
+  int64_t lastId = 0;
+  int rc;
+  while ((rc = sqlite3_step(row)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(row, 0);
+    int state = sqlite3_column_int(row, 1);
+    int64_t endTime = sqlite3_column_int64(row, 2);
+    std::string job = "job " + std::to_string(id);
+    if (sqlite3_column_type(row, 3) != SQLITE_BLOB) return damaged(job + ": the record is not a blob");
+    v1::Job parsed;
+    if (!parsed.ParseFromArray(sqlite3_column_blob(row, 3), sqlite3_column_bytes(row, 3))) {
+      return damaged(job + ": the record does not parse");
+    }
+    if (static_cast<int64_t>(parsed.job_id()) != id || parsed.state() != state || parsed.end_time() != endTime) {
+      return damaged(job + ": the record does not match its row (record of job " +
+                     std::to_string(parsed.job_id()) + ")");
+    }
+    lastId = id;
+    if (jobs == nullptr) continue;
     if (keepFinishedSeconds > 0 && isTerminal(state) && endTime + keepFinishedSeconds < now) continue;
-    const void* blob = sqlite3_column_blob(jobs.get(), 3);
-    int size = sqlite3_column_bytes(jobs.get(), 3);
-    v1::Job job;
-    if (!job.ParseFromArray(blob, size)) {
-      return Error{ErrorCode::Internal, "state database: job " +
-                                            std::to_string(sqlite3_column_int64(jobs.get(), 0)) +
-                                            " has a record that does not parse"};
-    }
-    snapshot.jobs.push_back(std::move(job));
+    jobs->push_back(std::move(parsed));
   }
+  if (rc != SQLITE_DONE) {
+    return sqliteFailure("table jobs, " + (lastId == 0 ? std::string("from its start")
+                                                       : "after job " + std::to_string(lastId)));
+  }
+  return okStatus();
+}
+
+Status JobStore::readNodes(Snapshot* snapshot) const {
   Statement nodes(db_, "SELECT name, state, reason, user, reason_time FROM nodes");
-  while (nodes && sqlite3_step(nodes.get()) == SQLITE_ROW) {
-    auto text = [&](int column) {
-      const unsigned char* value = sqlite3_column_text(nodes.get(), column);
-      return std::string(value ? reinterpret_cast<const char*>(value) : "");
-    };
-    snapshot.nodes.push_back(NodeAdminState{.name = text(0), .state = text(1), .reason = text(2),
-                                            .user = text(3),
-                                            .reasonTime = sqlite3_column_int64(nodes.get(), 4)});
+  if (!nodes) return sqliteFailure("table nodes");
+  int rc;
+  while ((rc = sqlite3_step(nodes.get())) == SQLITE_ROW) {
+    snapshot->nodes.push_back(NodeAdminState{.name = columnText(nodes.get(), 0),
+                                             .state = columnText(nodes.get(), 1),
+                                             .reason = columnText(nodes.get(), 2),
+                                             .user = columnText(nodes.get(), 3),
+                                             .reasonTime = sqlite3_column_int64(nodes.get(), 4)});
   }
+  if (rc != SQLITE_DONE) return sqliteFailure("table nodes");
   Statement hardware(db_, "SELECT name, record FROM node_hardware");
-  while (hardware && sqlite3_step(hardware.get()) == SQLITE_ROW) {
-    const unsigned char* name = sqlite3_column_text(hardware.get(), 0);
+  if (!hardware) return sqliteFailure("table node_hardware");
+  while ((rc = sqlite3_step(hardware.get())) == SQLITE_ROW) {
     const char* blob = static_cast<const char*>(sqlite3_column_blob(hardware.get(), 1));
     int size = sqlite3_column_bytes(hardware.get(), 1);
-    snapshot.nodeHardware[name ? reinterpret_cast<const char*>(name) : ""] =
+    snapshot->nodeHardware[columnText(hardware.get(), 0)] =
         blob != nullptr ? std::string(blob, static_cast<size_t>(size)) : std::string();
   }
-  return snapshot;
+  if (rc != SQLITE_DONE) return sqliteFailure("table node_hardware");
+  return okStatus();
 }
 
 void JobStore::saveJob(const v1::Job& job, Callback done) {
@@ -196,11 +275,16 @@ Status JobStore::writeBatch(std::deque<Pending>& batch) {
   Statement putHardware(db_,
                         "INSERT INTO node_hardware(name, record) VALUES(?,?) "
                         "ON CONFLICT(name) DO UPDATE SET record=excluded.record");
-  if (!putJob || !putNode || !putHardware) {
+  Statement putMaxJobId(db_,
+                        "INSERT INTO meta(key, value) VALUES('max_job_id', ?) "
+                        "ON CONFLICT(key) DO UPDATE SET value=MAX(value, excluded.value)");
+  if (!putJob || !putNode || !putHardware || !putMaxJobId) {
     (void)exec(db_, "ROLLBACK");
     return Error{ErrorCode::Internal, std::string("sqlite: ") + sqlite3_errmsg(db_)};
   }
+  uint64_t batchMaxJobId = maxJobId_;
   for (const auto& pending : batch) {
+    if (pending.kind == Pending::Kind::Job) batchMaxJobId = std::max(batchMaxJobId, pending.jobId);
     sqlite3_stmt* stmt = pending.kind == Pending::Kind::Job    ? putJob.get()
                          : pending.kind == Pending::Kind::Node ? putNode.get()
                                                                : putHardware.get();
@@ -228,10 +312,21 @@ Status JobStore::writeBatch(std::deque<Pending>& batch) {
       return Error{ErrorCode::Internal, "sqlite: " + message};
     }
   }
+  // The high-water mark moves in the same transaction as the job rows, so
+  // no committed id is ever above it.
+  if (batchMaxJobId > maxJobId_) {
+    sqlite3_bind_int64(putMaxJobId.get(), 1, static_cast<int64_t>(batchMaxJobId));
+    if (sqlite3_step(putMaxJobId.get()) != SQLITE_DONE) {
+      std::string message = sqlite3_errmsg(db_);
+      (void)exec(db_, "ROLLBACK");
+      return Error{ErrorCode::Internal, "sqlite: " + message};
+    }
+  }
   if (auto status = exec(db_, "COMMIT"); !status) {
     (void)exec(db_, "ROLLBACK");
     return status;
   }
+  maxJobId_ = batchMaxJobId;
   ++transactions_;
   return okStatus();
 }

@@ -8,6 +8,17 @@
 // completion callback. Throughput is therefore bounded by fsyncs per second
 // times the batch size, not by one job per fsync, and the controller core
 // never waits on the disk: it queues and moves on.
+//
+// The store never starts from a database it cannot read whole: open()
+// checks the file (PRAGMA quick_check, then every row of every table read
+// and every job record parsed) and fails naming the file and what is
+// wrong. salvage.h makes a new database from what a damaged one still
+// holds, for an administrator who chooses to go on. Job ids are never
+// handed out twice: the highest id ever stored is kept in a table of its
+// own, so it outlives the rows of ended jobs and a lost page of `jobs`.
+//
+// Files: the database and its -wal and -shm are created mode 0600, the
+// state directory (createStateDirectory) 0700.
 #pragma once
 
 #include <atomic>
@@ -44,8 +55,15 @@ struct Snapshot {
   // The hardware of each node's last registration (a serialized
   // v1::NodeHardware), so recovered allocations land on the devices they held.
   std::map<std::string, std::string> nodeHardware;
+  // The highest job id ever stored (the high-water mark, or a row above
+  // it): the next job gets a higher one.
   uint64_t maxJobId = 0;
 };
+
+// Creates the state directory and any missing parents; the directory
+// itself is made mode 0700 when it is created here (an existing one keeps
+// its mode). Fails Internal naming the directory.
+Status createStateDirectory(const std::string& dir);
 
 // Owned by the controller; thread-safe: append() may be called from any
 // thread, callbacks run on the writer thread.
@@ -58,9 +76,19 @@ class JobStore {
   JobStore(const JobStore&) = delete;
   JobStore& operator=(const JobStore&) = delete;
 
-  // Opens (creating when needed) the database file and starts the writer.
+  // Opens the database file (creating it, mode 0600, when absent), checks
+  // that all of it can be read and starts the writer. Fails Internal with
+  // a message that names the file and says what is wrong (SQLite's first
+  // quick_check messages, the table that cannot be read, the job whose
+  // record does not parse); a damaged file is left as it was.
   Status open(const std::string& path);
-  // Reads everything back; call after open(), before any append().
+  // After open() or load() failed: whether the file's content is damaged
+  // (SQLite found corruption, or a record is not whole), as opposed to a
+  // file that could not be opened or read at all (permissions, a lock, an
+  // I/O error). Only damage is a case for salvageDatabase (salvage.h).
+  bool damageFound() const { return damageFound_; }
+  // Reads everything back; call after open(), before any append(). Fails
+  // like open() when a row cannot be read: a snapshot is never partial.
   // Jobs that ended more than keepFinishedSeconds before `now` are left out;
   // keepFinishedSeconds == 0 (MinJobAge=0) keeps every ended job.
   Result<Snapshot> load(int64_t now, int64_t keepFinishedSeconds) const;
@@ -91,8 +119,17 @@ class JobStore {
 
   void writerLoop();
   Status writeBatch(std::deque<Pending>& batch);
+  Status check() const;
+  Status readJobs(int64_t now, int64_t keepFinishedSeconds, std::vector<v1::Job>* jobs) const;
+  Status readNodes(Snapshot* snapshot) const;
+  Error damaged(const std::string& what) const;
+  Error sqliteFailure(const std::string& what) const;
 
+  std::string path_;
   sqlite3* db_ = nullptr;
+  // The high-water mark as stored; touched only by open() and the writer.
+  uint64_t maxJobId_ = 0;
+  mutable bool damageFound_ = false;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable drained_;

@@ -193,8 +193,8 @@ class Cluster:
                         f"--seed-file={self.munge_dir}/munged.seed"], check=True)
         self.munged_started = True
 
-    def start_controller(self):
-        self.ctld = subprocess.Popen([binary("gantryctld"), "--conf-dir", str(self.conf_dir)],
+    def start_controller(self, *extra_args):
+        self.ctld = subprocess.Popen([binary("gantryctld"), "--conf-dir", str(self.conf_dir), *extra_args],
                                      stdout=open(self.root / "gantryctld.stdout", "ab"),
                                      stderr=subprocess.STDOUT)
         wait_for(lambda: self.cli_ok("sinfo", "-h"), what="controller to answer")
