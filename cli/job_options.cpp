@@ -48,6 +48,7 @@ const ValueOption kValueOptions[] = {
      "per-task TRES: gres/gpu=N, cpu=N"},
     {"--export", "export", &SbatchOptions::exportSpec, "ALL (default), NONE, or [ALL,]VAR[=value],..."},
     {"--wrap", "wrap", &SbatchOptions::wrap, "command to run as a /bin/sh script"},
+    {"--priority", "priority", &SbatchOptions::priority, "the job's priority (root and SlurmUser only)"},
     {"--conf-dir", "conf-dir", &SbatchOptions::confDir,
      "configuration directory (default $GANTRY_CONF_DIR, then /etc/gantry)"},
 };

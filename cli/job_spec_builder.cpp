@@ -144,6 +144,9 @@ class SpecBuilder {
         !s) {
       return s;
     }
+    if (auto s = count(options_.priority, "priority", [&](int32_t v) { spec_.set_priority(v); }, true); !s) {
+      return s;
+    }
     return count(
         options_.coreSpec, "core-spec", [&](int32_t v) { spec_.set_core_spec(v); }, true);
   }

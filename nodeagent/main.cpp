@@ -16,6 +16,7 @@
 #include "common/config/config_set.h"
 #include "common/config/gantry_conf.h"
 #include "common/rpc/channel.h"
+#include "common/rpc/unparsed_request.h"
 #include "common/util/logging.h"
 #include "nodeagent/confinement_setup.h"
 #include "nodeagent/hardware_report.h"
@@ -190,6 +191,7 @@ int main(int argc, char** argv) {
   int boundPort = 0;
   builder.AddListeningPort(gantry::rpc::endpoint(addr, port), grpc::InsecureServerCredentials(), &boundPort);
   builder.RegisterService(&service);
+  gantry::rpc::answerUnparsedRequests(builder);  // INVALID_ARGUMENT, not INTERNAL, for bytes we cannot parse
   g_server = builder.BuildAndStart();
   if (!g_server || boundPort == 0) {
     spdlog::critical("cannot listen on {}", gantry::rpc::endpoint(addr, port));

@@ -94,3 +94,14 @@ def test_large_scripts_do_not_break_listings_and_the_limit_holds(cluster, two_us
     refused = cluster.cli("sbatch", str(huge), user=alice, cwd=shared, check=False)
     assert refused.returncode != 0
     assert "too large" in refused.stderr and "max_script_size" in refused.stderr
+
+
+def test_only_administrators_set_a_priority(cluster, two_users):
+    alice, _ = two_users
+    refused = cluster.cli("sbatch", "--priority=500", "--hold", "--wrap", "true", user=alice,
+                          cwd=shared_dir(cluster), check=False)
+    assert refused.returncode != 0
+    assert "priority" in refused.stderr and "permission denied" in refused.stderr.lower()
+    assert cluster.cli("squeue", "-h", "-o", "%i").stdout.strip() == ""
+    job_id = cluster.sbatch("--priority=500", "--hold", "--wrap", "true")
+    assert cluster.job(job_id)["spec"]["priority"] == 500
