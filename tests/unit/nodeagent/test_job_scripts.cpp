@@ -15,45 +15,18 @@
 
 #include "nodeagent/launch/job_scripts.h"
 #include "nodeagent/launch/step_launcher.h"
+#include "tests/unit/support/scratch.h"
 
 using namespace gantry;
 using agent::JobScriptKind;
 using agent::JobScripts;
 using agent::ScriptOutcome;
 namespace fs = std::filesystem;
+using testing::TempDir;
+using testing::readFile;
 using namespace std::chrono_literals;
 
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() / ("gantry-jobscripts-" + std::to_string(::getpid()) + "-" + std::to_string(n_++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
-  // An executable shell script with `body` after the #! line.
-  fs::path script(const std::string& name, const std::string& body) const {
-    fs::path file = path_ / name;
-    std::ofstream(file) << "#!/bin/sh\n" << body << "\n";
-    fs::permissions(file, fs::perms::owner_all);
-    return file;
-  }
-
- private:
-  static inline int n_ = 0;
-  fs::path path_;
-};
-
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 bool waitForFile(const fs::path& path, std::chrono::milliseconds limit = 10s) {
   auto until = std::chrono::steady_clock::now() + limit;

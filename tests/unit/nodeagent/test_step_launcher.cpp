@@ -12,65 +12,17 @@
 #include <thread>
 
 #include "nodeagent/launch/step_launcher.h"
+#include "tests/unit/support/scratch.h"
 
 using namespace gantry;
 namespace fs = std::filesystem;
+using testing::TempDir;
+using testing::readFile;
+using testing::zombieChildren;
+using testing::waitFor;
 using namespace std::chrono_literals;
 
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() / ("gantry-launcher-" + std::to_string(::getpid()) + "-" + std::to_string(n_++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
-  fs::path script(const std::string& name, const std::string& body) const {
-    fs::path file = path_ / name;
-    std::ofstream(file) << "#!/bin/sh\n" << body << "\n";
-    fs::permissions(file, fs::perms::owner_all);
-    return file;
-  }
-
- private:
-  static inline int n_ = 0;
-  fs::path path_;
-};
-
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-int zombieChildren() {
-  int zombies = 0;
-  const std::string self = std::to_string(::getpid());
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    std::string stat = readFile(entry.path() / "stat");
-    auto close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream fields(stat.substr(close + 2));
-    std::string state, parent;
-    fields >> state >> parent;
-    if (state == "Z" && parent == self) ++zombies;
-  }
-  return zombies;
-}
-
-bool waitFor(const std::function<bool()>& condition, std::chrono::milliseconds limit = 10s) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(10ms);
-  }
-  return true;
-}
 
 v1::LaunchStepRequest step(uint64_t jobId, const std::string& stepId) {
   v1::LaunchStepRequest request;

@@ -15,34 +15,17 @@
 #include <thread>
 
 #include "common/util/process.h"
+#include "tests/unit/support/scratch.h"
 
 using namespace gantry;
 namespace fs = std::filesystem;
+using testing::TempDir;
+using testing::readFile;
+using testing::zombieChildren;
+using testing::waitFor;
 using namespace std::chrono_literals;
 
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() / ("gantry-process-" + std::to_string(::getpid()) + "-" + std::to_string(n_++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  static inline int n_ = 0;
-  fs::path path_;
-};
-
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 ProcessSpec shell(const std::string& script) {
   return ProcessSpec{.argv = {"/bin/sh", "-c", script}, .environment = {"PATH=/usr/bin:/bin"}};
@@ -53,31 +36,6 @@ char stateOf(pid_t pid) {
   std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
   auto close = stat.rfind(')');
   return close == std::string::npos || close + 2 >= stat.size() ? 0 : stat[close + 2];
-}
-
-// Zombies among this test process's children.
-int zombieChildren() {
-  int zombies = 0;
-  const std::string self = std::to_string(::getpid());
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    std::string stat = readFile(entry.path() / "stat");
-    auto close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream fields(stat.substr(close + 2));
-    std::string state, parent;
-    fields >> state >> parent;
-    if (state == "Z" && parent == self) ++zombies;
-  }
-  return zombies;
-}
-
-bool waitFor(const std::function<bool()>& condition, std::chrono::milliseconds limit = 5s) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(10ms);
-  }
-  return true;
 }
 
 }  // namespace
