@@ -114,6 +114,10 @@ class ControllerCore {
   // srun retries. Steps are part of the job's durable record.
   void createStep(v1::CreateStepRequest request, auth::Identity caller,
                   Reply<v1::CreateStepResponse> reply);
+  // A step's state, as `caller` may see it: with PrivateData=jobs another
+  // user's job does not exist for a plain user. The form without a caller
+  // answers as an administrator would be answered.
+  void getStep(v1::GetStepRequest request, auth::Identity caller, Reply<v1::GetStepResponse> reply);
   void getStep(v1::GetStepRequest request, Reply<v1::GetStepResponse> reply);
   // Ends a job that has no batch script (salloc, srun outside a job).
   void completeAllocation(v1::CompleteAllocationRequest request, auth::Identity caller,

@@ -130,9 +130,14 @@ bool ControllerCore::numberedStepComplete(const v1::StepCompleteRequest& request
 }
 
 void ControllerCore::getStep(v1::GetStepRequest request, Reply<v1::GetStepResponse> reply) {
-  onStrand([this, request = std::move(request), reply = std::move(reply)] {
+  getStep(std::move(request), auth::Identity{.uid = 0, .gid = 0, .user = "root"}, std::move(reply));
+}
+
+void ControllerCore::getStep(v1::GetStepRequest request, auth::Identity caller, Reply<v1::GetStepResponse> reply) {
+  onStrand([this, request = std::move(request), caller = std::move(caller), reply = std::move(reply)] {
     const JobRecord* job = state_.findJob(request.job_id());
-    if (job == nullptr) {
+    bool hidden = job != nullptr && conf_.privateData.jobs && job->uid != caller.uid && !isAdministrator(caller);
+    if (job == nullptr || hidden) {
       return reply(Error{ErrorCode::NotFound, "Invalid job id specified: " + std::to_string(request.job_id())});
     }
     v1::GetStepResponse response;

@@ -158,7 +158,7 @@ grpc::Status ControllerService::GetStep(grpc::ServerContext* context, const v1::
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());
   if (auto refused = refusal(*request); !refused.ok()) return refused;
-  return await<v1::GetStepResponse>([&](auto reply) { core_.getStep(*request, std::move(reply)); },
+  return await<v1::GetStepResponse>([&](auto reply) { core_.getStep(*request, *caller, std::move(reply)); },
                                     response);
 }
 

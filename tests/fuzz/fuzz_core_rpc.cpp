@@ -375,7 +375,7 @@ std::map<std::string, Handler> handlers() {
                                                   }});
       });
   all["GetStep"] = checked<v1::GetStepRequest, v1::GetStepResponse>(
-      [](Core& c, v1::GetStepRequest r, const auth::Identity&, auto reply) { c.core->getStep(r, reply); },
+      [](Core& c, v1::GetStepRequest r, const auth::Identity& who, auto reply) { c.core->getStep(r, who, reply); },
       [] {
         return serialized<v1::GetStepRequest>({[](auto& r) {
           r.set_job_id(2);

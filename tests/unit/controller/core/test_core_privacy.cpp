@@ -140,3 +140,27 @@ TEST_CASE("job listings come in pages that together hold every job once") {
   CHECK(pages == 3);
   CHECK(seen == submitted);
 }
+
+TEST_CASE("PrivateData=jobs hides another user's steps from a plain user") {
+  CoreHarness h(testing::twoNodeConf("PrivateData=jobs\n"));
+  h.registerNodes();
+  v1::JobSpec spec;
+  spec.set_script("#!/bin/sh\nsleep 600\n");
+  uint64_t id = *h.submit(spec, kAlice);
+  h.settle();
+  v1::CreateStepRequest create;
+  create.set_job_id(id);
+  create.mutable_spec()->set_ntasks(1);
+  create.add_argv("hostname");
+  REQUIRE(h.await<v1::CreateStepResponse>([&](auto reply) { h.core->createStep(create, kAlice, reply); }).ok());
+  v1::GetStepRequest request;
+  request.set_job_id(id);
+  request.set_step_id("0");
+  auto own = h.await<v1::GetStepResponse>([&](auto reply) { h.core->getStep(request, kAlice, reply); });
+  REQUIRE(own.ok());
+  CHECK(own->running());
+  auto other = h.await<v1::GetStepResponse>([&](auto reply) { h.core->getStep(request, kBob, reply); });
+  REQUIRE_FALSE(other.ok());
+  CHECK(other.errorCode() == ErrorCode::NotFound);
+  CHECK(h.await<v1::GetStepResponse>([&](auto reply) { h.core->getStep(request, kRoot, reply); }).ok());
+}
