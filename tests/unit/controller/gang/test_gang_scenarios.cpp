@@ -179,3 +179,22 @@ TEST_CASE("rotation: a job ending mid-slice lets the waiting job in at once", "[
   CHECK(changes.resume == std::vector<uint64_t>{8, 9});
   CHECK(changes.suspend.empty());
 }
+
+TEST_CASE("docs/gang.md worked example", "[gang][docs]") {
+  PartitionGang gang(Resolution::WholeNode, nodes(4));
+  SliceClock clock(gang, 30);
+  clock.admit(onNodes(1, 0, 1));  // A
+  clock.admit(onNodes(2, 0, 3));  // B
+  clock.admit(onNodes(3, 2, 3));  // C
+  CHECK(clock.running() == Ids{1, 3});
+  clock.sliceEnds();
+  CHECK(clock.running() == Ids{2});
+  CHECK(gang.order() == std::vector<uint64_t>{2, 1, 3});
+  clock.sliceEnds();
+  CHECK(clock.running() == Ids{1, 3});
+  CHECK(gang.remove(3).empty());
+  CHECK(gang.order() == std::vector<uint64_t>{1, 2});
+  clock.sliceEnds();
+  CHECK(gang.state(2) == GangState::Running);
+  CHECK(gang.state(1) == GangState::Waiting);
+}
