@@ -105,6 +105,13 @@ Status checkGpusPerTaskHasTasks(const v1::JobSpec& spec) {
                "(-n/--ntasks, --ntasks-per-node, or --gpus with --gpus-per-task)"};
 }
 
+// --gpus-per-socket multiplies by the sockets the job uses on a node, so the
+// job must say how many (--sockets-per-node).
+Status checkGpusPerSocketHasSockets(const v1::JobSpec& spec) {
+  if (spec.gpus_per_socket() == 0 || spec.sockets_per_node() > 0) return okStatus();
+  return Error{"--gpus-per-socket: Requires the job to specify a task socket (--sockets-per-node)"};
+}
+
 // The GPU options beyond --gres belong to select/cons_tres; under
 // select/cons_res or select/linear a job using any of them is rejected.
 Status checkConsTresOptions(const v1::JobSpec& spec, const config::GantryConf& conf) {
@@ -123,6 +130,12 @@ Status checkConsTresOptions(const v1::JobSpec& spec, const config::GantryConf& c
     if (!option.given) continue;
     return Error{std::string(kGresUnsupported) + ": " + option.name + " needs SelectType=select/cons_tres, "
                  "this cluster runs SelectType=" + conf.selectType + " (request GPUs with --gres=gpu:N)"};
+  }
+  // Shared GPUs are a cons_tres feature too (gres/mps, gres/shard).
+  for (const auto& gres : spec.gres()) {
+    if (gres.name() != "mps" && gres.name() != "shard") continue;
+    return Error{std::string(kGresUnsupported) + ": gres/" + gres.name() +
+                 " needs SelectType=select/cons_tres, this cluster runs SelectType=" + conf.selectType};
   }
   return okStatus();
 }
@@ -164,6 +177,7 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
   if (auto status = checkMemoryProducts(spec); !status) return Error{status.failure()};
   if (auto status = checkTimeLimit(spec); !status) return Error{status.failure()};
   if (auto status = checkGpusPerTaskHasTasks(spec); !status) return Error{status.failure()};
+  if (auto status = checkGpusPerSocketHasSockets(spec); !status) return Error{status.failure()};
   if (auto status = checkConsTresOptions(spec, conf); !status) return Error{status.failure()};
   if (spec.max_nodes() > 0 && spec.min_nodes() > spec.max_nodes()) {
     return Error{"invalid --nodes: minimum " + std::to_string(spec.min_nodes()) +

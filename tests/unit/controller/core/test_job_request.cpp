@@ -104,6 +104,18 @@ TEST_CASE("--gpus-per-task requires a task count", "[core][request]") {
               nullptr}});
 }
 
+TEST_CASE("--gpus-per-socket requires a socket count", "[core][request]") {
+  const char* kNeedsSockets = "Requires the job to specify a task socket";
+  checkRows(confWith(""), {{"--gpus-per-socket alone is refused", [](auto& s) { s.set_gpus_per_socket(2); },
+                            kNeedsSockets},
+                           {"--sockets-per-node gives the count",
+                            [](auto& s) {
+                              s.set_gpus_per_socket(2);
+                              s.set_sockets_per_node(1);
+                            },
+                            nullptr}});
+}
+
 TEST_CASE("GPU options beyond --gres need select/cons_tres", "[core][request]") {
   const char* kUnsupported = "Requested GRES option unsupported by configured SelectType plugin";
   std::initializer_list<Row> gpuOptions = {
@@ -159,6 +171,33 @@ TEST_CASE("GPU options beyond --gres need select/cons_tres", "[core][request]") 
       CHECK(core::jobSpecToRequest(spec, consTres).ok());
     }
   }
+}
+
+TEST_CASE("shared GPUs (gres/shard, gres/mps) need select/cons_tres", "[core][request]") {
+  auto conf = [](const std::string& select) {
+    auto loaded = config::parseGantryConf("ClusterName=unit\nGresTypes=gpu,shard,mps\n" + select +
+                                              "NodeName=n1 CPUs=8 CoresPerSocket=8 RealMemory=8000 "
+                                              "Gres=gpu:2,shard:12,mps:200\n"
+                                              "PartitionName=debug Nodes=n1 Default=YES\n",
+                                          "unit.conf");
+    REQUIRE(loaded.ok());
+    return loaded->conf;
+  };
+  auto shared = [](const char* name, int count) {
+    return [name, count](v1::JobSpec& s) {
+      auto* gres = s.add_gres();
+      gres->set_name(name);
+      gres->set_count(count);
+    };
+  };
+  const char* kUnsupported = "Requested GRES option unsupported by configured SelectType plugin";
+  for (const char* select : {"SelectType=select/cons_res\n", "SelectType=select/linear\n"}) {
+    INFO(select);
+    checkRows(conf(select), {{"gres/shard is refused", shared("shard", 5), kUnsupported},
+                             {"gres/mps is refused", shared("mps", 30), kUnsupported}});
+  }
+  checkRows(conf("SelectType=select/cons_tres\n"), {{"gres/shard is accepted", shared("shard", 5), nullptr},
+                                                    {"gres/mps is accepted", shared("mps", 30), nullptr}});
 }
 
 TEST_CASE("--core-spec and --thread-spec without AllowSpecResourcesUsage are accepted", "[core][request]") {
