@@ -63,9 +63,17 @@ class GrpcAgentGateway final : public AgentGateway {
       return stub.ResumeJob(context, request, &reply);
     });
   }
+  void reconfigure(const AgentAddress& to, Callback done) override {
+    call(to, std::move(done), kReconfigureTimeout, [](v1::Agent::Stub& stub, grpc::ClientContext* context) {
+      v1::AgentReconfigureRequest request;
+      v1::AgentReply reply;
+      return stub.Reconfigure(context, request, &reply);
+    });
+  }
 
  private:
   static constexpr std::chrono::seconds kControlTimeout{10};
+  static constexpr std::chrono::seconds kReconfigureTimeout{20};
 
   template <typename Invoke>
   void call(const AgentAddress& to, Callback done, std::chrono::seconds timeout, Invoke invoke) {

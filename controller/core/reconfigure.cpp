@@ -48,4 +48,31 @@ void ControllerCore::reconfigure(config::GantryConf fresh, Reply<Ok> reply) {
   });
 }
 
+void ControllerCore::reconfigureNodes(Reply<std::vector<std::string>> reply) {
+  onStrand([this, reply = std::move(reply)]() mutable {
+    // A node that is not registered or not answering reads its files when
+    // its agent starts again; asking it would only wait for a timeout.
+    std::vector<AgentAddress> targets;
+    for (const auto& node : state_.nodes) {
+      if (!node.registered || node.notResponding) continue;
+      targets.push_back(AgentAddress{.node = node.conf.name, .addr = node.addr, .port = node.port});
+    }
+    if (targets.empty()) return reply(std::vector<std::string>{});
+    struct Gathered {
+      size_t waiting = 0;
+      std::vector<std::string> problems;
+      Reply<std::vector<std::string>> reply;
+    };
+    auto gathered = std::make_shared<Gathered>(Gathered{targets.size(), {}, std::move(reply)});
+    for (const auto& to : targets) {
+      options_.agents->reconfigure(to, [this, gathered, node = to.node](const Status& answer) {
+        onStrand([gathered, node, answer] {
+          if (!answer) gathered->problems.push_back("node " + node + ": " + answer.error());
+          if (--gathered->waiting == 0) gathered->reply(std::move(gathered->problems));
+        });
+      });
+    }
+  });
+}
+
 }  // namespace gantry::core
