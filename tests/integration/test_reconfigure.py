@@ -1,9 +1,14 @@
-"""SIGHUP makes the controller re-read its configuration: a good file takes
-effect without a restart, a bad one is logged and changes nothing."""
+"""SIGHUP and `scontrol reconfigure` make the daemons re-read their
+configuration: a good file takes effect without a restart, a bad one is
+logged (and reported to the command) and changes nothing."""
 
+import shutil
 import signal
+from pathlib import Path
 
 from gantry_cluster import wait_for
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_bad_reconfigure_keeps_running_configuration_and_good_one_applies(cluster):
@@ -112,3 +117,26 @@ def test_scontrol_reconfigure_is_for_administrators_only(cluster):
     assert "Access/permission denied" in denied.stderr
     assert cluster.cli("sinfo", "-h", "-o", "%P").stdout.split() == ["debug*"]
     assert all("reconfigured from" not in agent_log(cluster, n) for n in ("n1", "n2"))
+
+
+def resctrl_yaml(cpu_only_mb):
+    return ("groups:\n"
+            "  - name: cpu_only\n    schemata: |\n      MB:0={0};1={0}\n"
+            "  - name: gpu_one_per_socket\n    schemata: |\n      MB:0=30;1=30\n"
+            "  - name: gpu_two_per_socket\n    schemata: |\n      MB:0=60;1=60\n").format(cpu_only_mb)
+
+
+def test_scontrol_reconfigure_sets_the_resctrl_groups_up_again(cluster_factory, tmp_path):
+    # As at every start: missing group directories are created again and
+    # every schemata is written as the file now says.
+    host = tmp_path / "host"
+    shutil.copytree(REPO / "tests/fixtures/resctrl/host", host, symlinks=True)
+    cluster = cluster_factory(nodes=[{"name": "m1", "cpus": 4, "host_root": host}],
+                              conf_files={"resctrl.yaml": resctrl_yaml(15)})
+    resctrl = host / "sys/fs/resctrl"
+    assert "MB:0=15;1=15" in (resctrl / "cpu_only" / "schemata").read_text()
+    shutil.rmtree(resctrl / "gpu_two_per_socket")
+    (cluster.conf_dir / "resctrl.yaml").write_text(resctrl_yaml(25))
+    assert cluster.cli("scontrol", "reconfigure").stderr == ""
+    assert "MB:0=25;1=25" in (resctrl / "cpu_only" / "schemata").read_text()
+    assert "MB:0=60;1=60" in (resctrl / "gpu_two_per_socket" / "schemata").read_text()
