@@ -111,7 +111,8 @@ class ControllerCore {
   void reconfigure(config::GantryConf fresh, Reply<Ok> reply);
   // Tells every registered, answering agent to re-read its configuration
   // (after a reconfigure of the controller). Answers once each agent did,
-  // with one line per agent that failed or could not be reached.
+  // or after 20 s, with one line per agent that failed, could not be
+  // reached or had not answered by then.
   void reconfigureNodes(Reply<std::vector<std::string>> reply);
 
   // Places a step inside a running job with Cluster::selectStep and starts

@@ -29,3 +29,20 @@ TEST_CASE("with no agent registered, reconfiguring the nodes answers at once", "
   CHECK(answer->empty());
   CHECK(h.agents.reconfigured.empty());
 }
+
+TEST_CASE("an agent that does not answer is named after 20 s and the others' answers still come back",
+          "[core][reconfigure]") {
+  testing::CoreHarness h(testing::parseConf("ClusterName=unit\nSlurmdTimeout=600\n"
+                                            "NodeName=cpu[1-2] CPUs=2 CoresPerSocket=2 RealMemory=900\n"
+                                            "PartitionName=all Nodes=cpu[1-2] Default=YES\n"));
+  h.registerNodes({"cpu1", "cpu2"});
+  h.agents.silentOnReconfigure = {"cpu2"};
+  std::optional<Result<std::vector<std::string>>> answer;
+  h.core->reconfigureNodes([&](Result<std::vector<std::string>> result) { answer.emplace(std::move(result)); });
+  h.advance(std::chrono::seconds(19));
+  CHECK_FALSE(answer.has_value());
+  h.advance(std::chrono::seconds(2));
+  REQUIRE(answer.has_value());
+  REQUIRE(answer->ok());
+  CHECK(**answer == std::vector<std::string>{"node cpu2: did not answer within 20 s"});
+}
