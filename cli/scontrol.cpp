@@ -367,7 +367,10 @@ int runScontrol(const std::vector<std::string>& args) {
   if (command == "show") return show(options, options.words);
   if (command == "update") return update(options, options.words);
   if (command == "write") return writeBatchScript(options, options.words);
-  if (command == "reconfigure") return reconfigure(options, options.words);
+  // scontrol takes a command's prefix of three letters or more.
+  if (command.size() >= 3 && std::string("reconfigure").starts_with(command)) {
+    return reconfigure(options, options.words);
+  }
   if (command == "suspend" || command == "resume" || command == "hold" || command == "release") {
     return jobAction(options, options.words);
   }
