@@ -238,6 +238,22 @@ def test_an_allocation_whose_srun_is_killed_ends_and_frees_its_resources(cluster
              what="the orphaned step to end on its nodes")
 
 
+def test_an_allocation_whose_salloc_is_killed_ends_too(cluster):
+    proc = subprocess.Popen([binary("gantry"), "salloc", "-J", "abandoned", "-N1", "-n4", "sh", "-c",
+                             "echo granted; exec sleep 300"], env=cluster.env(), cwd=cluster.root,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, start_new_session=True)
+    try:
+        assert proc.stdout.readline().strip() == "granted"
+        job_id = allocation_of(cluster, "abandoned")["job_id"]
+        proc.kill()  # salloc only: its command (the sleep) is left running
+        proc.wait(timeout=10)
+        assert cluster.wait_job(job_id, timeout=40) == "TIMEOUT"
+        assert cluster.job(job_id)["reason"] == "InactiveLimit"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
 def run_into_head(cluster, command):
     gantry = binary("gantry")
     return subprocess.run(["bash", "-c", f"{gantry} srun -J piped {command} | head -1; echo srun=${{PIPESTATUS[0]}}"],
