@@ -21,6 +21,7 @@
 #include "nodeagent/confinement_setup.h"
 #include "nodeagent/hardware_report.h"
 #include "nodeagent/launch/step_launcher.h"
+#include "nodeagent/reconfigure_requests.h"
 #include "nodeagent/rpc/agent_service.h"
 #include "nodeagent/rpc/controller_link.h"
 
@@ -185,7 +186,11 @@ int main(int argc, char** argv) {
       .jobScripts = {.prolog = conf.prolog,
                      .epilog = conf.epilog,
                      .timeout = std::chrono::seconds(conf.prologEpilogTimeoutSec)}});
-  gantry::agent::AgentService service(launcher, **authenticator, uidOf(conf.slurmUser), nodeName, bootTime);
+  // The controller's Reconfigure call (scontrol reconfigure) takes the
+  // SIGHUP path below.
+  gantry::agent::ReconfigureRequests reconfigures([] { kill(getpid(), SIGHUP); });
+  gantry::agent::AgentService service(launcher, **authenticator, uidOf(conf.slurmUser), nodeName, bootTime,
+                                      &reconfigures);
 
   grpc::ServerBuilder builder;
   int boundPort = 0;
@@ -227,9 +232,11 @@ int main(int argc, char** argv) {
         g_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
         return;
       }
+      const uint64_t reconfigureTicket = reconfigures.begin();
       auto fresh = gantry::config::loadConfigSet(confDir, {.nodeName = nodeName});
       if (!fresh) {
         spdlog::error("Resuming operation, reconfigure failed.\n{}", fresh.error());
+        reconfigures.finish(reconfigureTicket, "Resuming operation, reconfigure failed.\n" + fresh.error());
         continue;
       }
       std::vector<std::string> lines;
@@ -240,10 +247,12 @@ int main(int argc, char** argv) {
       for (const auto& line : lines) spdlog::info("{}", line);
       if (!settings) {
         spdlog::error("Resuming operation, reconfigure failed.\n{}", settings.error());
+        reconfigures.finish(reconfigureTicket, "Resuming operation, reconfigure failed.\n" + settings.error());
         continue;
       }
       launcher.setConfinement(*settings);
       spdlog::info("reconfigured from {}", confDir);
+      reconfigures.finish(reconfigureTicket, "");
     }
   });
   g_server->Wait();
