@@ -6,6 +6,7 @@
 
 #include "common/config/cgroup_conf.h"
 #include "common/config/gres_conf.h"
+#include "nodeagent/detect/uptime.h"
 #include "nodeagent/gres/format.h"
 
 namespace gantry::agent {
@@ -133,6 +134,7 @@ Result<std::string> formatNodeReport(const config::GantryConf& conf, const confi
   if (!gpus) return Error{gpus.error()};
   std::string out = nodegres::formatNodeLine(node.name, *topology, *gpus) + "\n";
   for (const auto& line : log) out += line + "\n";
+  out += "UpTime=" + detect::formatUptime(detect::uptimeSeconds(hwOptions->hostRoot)) + "\n";
   return out;
 }
 

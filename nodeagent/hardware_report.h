@@ -39,7 +39,8 @@ Result<HardwareReport> collectHardware(const config::GantryConf& conf, const con
                                        const ReportOptions& options);
 
 // The `gantryd -C` output: the NodeName=... line, then one line per note of
-// the detection ("Found gpu:<type>:<n> with Autodetect=..."). Detection only,
+// the detection ("Found gpu:<type>:<n> with Autodetect=..."), then
+// "UpTime=<days>-<hh>:<mm>:<ss>". Detection only,
 // with gres.conf's AutoDetect (AutoDetect=full when there is no gres.conf):
 // the merge checks must not hide the line an administrator runs -C to see,
 // e.g. before choosing l3cache_as_socket. Fails when detection fails.
