@@ -19,6 +19,7 @@
 #include "common/rpc/unparsed_request.h"
 #include "common/util/logging.h"
 #include "nodeagent/confinement_setup.h"
+#include "nodeagent/gpu_library_setup.h"
 #include "nodeagent/hardware_report.h"
 #include "nodeagent/launch/step_launcher.h"
 #include "nodeagent/startup_checks.h"
@@ -172,6 +173,10 @@ int main(int argc, char** argv) {
   for (const auto& line : hardware->log) spdlog::info("{}", line);
   for (const auto& warning : hardware->warnings) spdlog::warn("{}", warning);
   for (const auto& error : hardware->errors) spdlog::error("{}", error);
+  // Held until main returns: the agent's lifetime.
+  std::vector<std::string> gpuLibraryLog;
+  auto gpuLibrary = gantry::agent::holdGpuLibrary(conf, *hardware, reportOptions, &gpuLibraryLog);
+  for (const auto& line : gpuLibraryLog) spdlog::info("{}", line);
 
   if (stateDir.empty()) stateDir = gantry::config::expandPathPattern(conf.slurmdSpoolDir, nodeName, hostName());
   if (port == 0) port = nodeConf.port != 0 ? nodeConf.port : conf.slurmdPort;
