@@ -139,7 +139,9 @@ int main(int argc, char** argv) {
     nodeConf.name = nodeName;  // -C on a node that is not configured yet
   }
   if (printNode) {
-    auto report = gantry::agent::formatNodeReport(conf, nodeConf, reportOptions);
+    std::vector<std::string> notes;
+    auto report = gantry::agent::formatNodeReport(conf, nodeConf, reportOptions, &notes);
+    for (const auto& note : notes) std::cerr << "gantryd: " << note << "\n";
     if (!report) {
       std::cerr << "gantryd: " << report.error() << "\n";
       return 1;
