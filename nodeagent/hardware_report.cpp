@@ -6,6 +6,7 @@
 
 #include "common/config/cgroup_conf.h"
 #include "common/config/gres_conf.h"
+#include "nodeagent/detect/uptime.h"
 #include "nodeagent/gres/format.h"
 
 namespace gantry::agent {
@@ -112,7 +113,7 @@ Result<HardwareReport> collectHardware(const config::GantryConf& conf, const con
 }
 
 Result<std::string> formatNodeReport(const config::GantryConf& conf, const config::NodeConf& node,
-                                     const ReportOptions& options) {
+                                     const ReportOptions& options, std::vector<std::string>* notes) {
   auto hwOptions = hardwareOptions(conf, node, options);
   if (!hwOptions) return Error{hwOptions.error()};
   detect::DetectOptions detectOptions{.hostRoot = hwOptions->hostRoot,
@@ -132,7 +133,16 @@ Result<std::string> formatNodeReport(const config::GantryConf& conf, const confi
   auto gpus = detect::detectGpus(detectOptions, *topology, &log);
   if (!gpus) return Error{gpus.error()};
   std::string out = nodegres::formatNodeLine(node.name, *topology, *gpus) + "\n";
-  for (const auto& line : log) out += line + "\n";
+  // The output keeps the spec's shape (node line, "Found" lines, UpTime);
+  // detection's other notes (a mechanism skipped, and why) go apart.
+  for (const auto& line : log) {
+    if (line.starts_with("Found ")) {
+      out += line + "\n";
+    } else if (notes) {
+      notes->push_back(line);
+    }
+  }
+  out += "UpTime=" + detect::formatUptime(detect::uptimeSeconds(hwOptions->hostRoot)) + "\n";
   return out;
 }
 
