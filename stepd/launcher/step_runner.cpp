@@ -142,6 +142,13 @@ class StepRunner {
     for (const auto& gpu : spec_.gpus) allocated.insert(allocated.end(), gpu.files.begin(), gpu.files.end());
     auto denied = deviceNumbers(filesToDeny(spec_.node_gpu_files, allocated), spec_.host_root);
     if (!denied) return Error{"ConstrainDevices: " + denied.error()};
+    if (denied->empty()) {
+      // The step holds every GPU of the node: there is nothing to refuse,
+      // so no filter is needed, and the task sees exactly its devices.
+      devices_constrained_ = true;
+      log_.info("cgroup: the step holds every GPU of the node; no device file to refuse");
+      return okStatus();
+    }
     if (auto s = attachDeviceFilter(cgroup_->stepPath(), *denied); !s) return Error{"ConstrainDevices: " + s.error()};
     devices_constrained_ = true;
     log_.info("cgroup: " + std::to_string(denied->size()) + " device file(s) of other GPUs refused to the step");
