@@ -9,6 +9,7 @@
 #include "common/hostlist/hostlist.h"
 #include "controller/core/controller_core.h"
 #include "controller/core/job_request.h"
+#include "controller/core/step_gres.h"
 #include "controller/rpc/views.h"
 
 namespace gantry::core {
@@ -62,7 +63,8 @@ void ControllerCore::createStep(v1::CreateStepRequest request, auth::Identity ca
     auto jobRequest = toSelectRequest(job->spec);
     if (!jobRequest) return reply(Error{jobRequest.failure()});
     *request.mutable_spec() = withJobDefaults(request.spec(), *job);
-    auto stepRequest = toSelectRequest(request.spec());
+    const v1::JobSpec asked = request.spec();
+    auto stepRequest = toSelectRequest(withJobGresRequest(request.spec(), *job));
     if (!stepRequest) return reply(Error{stepRequest.failure()});
 
     std::vector<select::Allocation> running;
@@ -72,6 +74,8 @@ void ControllerCore::createStep(v1::CreateStepRequest request, auth::Identity ca
     select::Outcome outcome = state_.cluster.selectStep(*jobRequest, job->allocation, running, *stepRequest);
     if (outcome.verdict == select::Verdict::NotNow) return reply(Error{ErrorCode::NotNow, kNodesBusy});
     if (outcome.verdict == select::Verdict::Never) return reply(Error{ErrorCode::Never, outcome.reason});
+
+    dropImplicitGres(asked, *job, outcome.allocation);
 
     StepRecord step;
     step.id = job->nextStepId++;
