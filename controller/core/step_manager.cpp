@@ -6,6 +6,7 @@
 // goes on numbering after the last one.
 #include <algorithm>
 
+#include "common/gres/gpu_bind.h"
 #include "common/hostlist/hostlist.h"
 #include "controller/core/controller_core.h"
 #include "controller/core/job_request.h"
@@ -59,6 +60,10 @@ void ControllerCore::createStep(v1::CreateStepRequest request, auth::Identity ca
       return reply(Error{ErrorCode::Invalid, "Job/step already completing or completed"});
     }
     if (request.argv_size() == 0) return reply(Error{"argv: the step has no command to run"});
+    const std::string& gpuBind = request.spec().gpu_bind().empty() ? job->spec.gpu_bind() : request.spec().gpu_bind();
+    if (auto bind = gres::parseGpuBind(gpuBind); !gpuBind.empty() && !bind) {
+      return reply(Error{"--gpu-bind: " + bind.error()});
+    }
 
     auto jobRequest = toSelectRequest(job->spec);
     if (!jobRequest) return reply(Error{jobRequest.failure()});

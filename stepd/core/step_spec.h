@@ -92,6 +92,12 @@ struct StepSpec {
   // ConstrainDevices the ones not allocated to the step are refused to it.
   std::vector<std::string> node_gpu_files;
   std::vector<std::string> gres_flags;
+  // --gpu-bind as the user gave it ("" = none); the sockets of each of the
+  // node's GPUs by GPU index (empty = unknown), and the cores of each socket,
+  // for the bindings that follow the task's CPUs (closest, single).
+  std::string gpu_bind;
+  std::vector<std::vector<int>> gpu_sockets;
+  std::vector<std::vector<int>> socket_cores;
   std::optional<CgroupSpec> cgroup;
   std::optional<ResctrlSpec> resctrl;
   // Present for srun's steps: output, input and signals travel over gRPC

@@ -17,7 +17,9 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "stepd/core/step_spec.h"
 
@@ -29,6 +31,9 @@ struct GpuEnvironmentOptions {
   bool devices_constrained = false;        // the task only sees its devices
   bool device_memory_constrained = false;  // ConstrainDeviceMemory=yes
   bool for_prolog = false;                 // node indexes, no per-step variables
+  // --gpu-bind: the task's GPUs as positions among the step's distinct
+  // devices in node-index order (see gpu_binding.h); null = all of them.
+  const std::vector<size_t>* bound_gpus = nullptr;
 };
 
 Environment gpuEnvironment(const StepSpec& spec, const GpuEnvironmentOptions& options);
@@ -38,6 +43,8 @@ struct TaskEnvironmentOptions {
   // True only when the device filter really confines the task; the caller
   // decides, since a requested but unapplied filter leaves every device visible.
   bool devices_constrained = false;
+  // --gpu-bind: the task's GPUs among the step's (see GpuEnvironmentOptions).
+  std::optional<std::vector<size_t>> bound_gpus;
 };
 
 // The submitted environment, then the SLURM_* variables and the GPU
