@@ -288,3 +288,18 @@ TEST_CASE("steps get the GRES their job asked for, not those an exclusive job ho
     }
   }
 }
+
+TEST_CASE("a step whose --gpu-bind is malformed is refused and not started", "[core][steps]") {
+  GpuHarness h;
+  uint64_t id = h.runningJob(false, 2);
+  v1::CreateStepRequest request;
+  request.set_job_id(id);
+  request.mutable_spec()->set_gpu_bind("single:none");
+  request.add_argv("true");
+  auto refused = h.await<v1::CreateStepResponse>([&](auto reply) { h.core->createStep(request, kOwner, reply); });
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error() == "--gpu-bind: single: 'none' is not a positive number (tasks per GPU)");
+  CHECK(h.agents.launchesOf("0").empty());
+  request.mutable_spec()->set_gpu_bind("verbose,mask_gpu:0x3");
+  CHECK(h.await<v1::CreateStepResponse>([&](auto reply) { h.core->createStep(request, kOwner, reply); }).ok());
+}
