@@ -158,6 +158,12 @@ Environment taskEnvironment(const StepSpec& spec, const TaskEnvironmentOptions& 
   env["SLURM_JOB_GID"] = std::to_string(spec.gid);
   env["SLURM_JOB_USER"] = spec.user;
   env["SLURM_JOB_SLUID"] = jobSluid(spec.cluster, spec.job_id);
+  if (spec.gpus.empty() && spec.node_has_gpus) {
+    // A step without GPUs on a GPU node sees none, whatever it inherited
+    // (srun in a batch script passes the script's variables on).
+    for (const char* name : {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ZE_AFFINITY_MASK"})
+      env.erase(name);
+  }
   const bool dmem = spec.cgroup && spec.cgroup->constrain_device_memory;
   for (auto& [name, value] : gpuEnvironment(spec, {.devices_constrained = options.devices_constrained,
                                                    .device_memory_constrained = dmem,

@@ -48,7 +48,10 @@ struct TaskEnvironmentOptions {
 };
 
 // The submitted environment, then the SLURM_* variables and the GPU
-// variables on top (ours win over submitted ones of the same name).
+// variables on top (ours win over submitted ones of the same name). A step
+// with no GPU on a node that has GPUs loses the submitted visible-device
+// variables (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL,
+// ZE_AFFINITY_MASK).
 Environment taskEnvironment(const StepSpec& spec, const TaskEnvironmentOptions& options);
 
 // For the Prolog and Epilog: node-index CUDA_VISIBLE_DEVICES,

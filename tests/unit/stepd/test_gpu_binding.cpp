@@ -117,3 +117,15 @@ TEST_CASE("a bound task's GPU variables name only its own GPUs", "[stepd][gpu-bi
   CHECK(rocm.at("ROCR_VISIBLE_DEVICES") == "5");
   CHECK(rocm.at("GPU_DEVICE_ORDINAL") == "5");
 }
+
+TEST_CASE("a step given no GPU of a GPU node drops the visible-device variables it inherited", "[stepd][env]") {
+  StepSpec spec = twoSocketStep({}, 1);
+  spec.env = {{"CUDA_VISIBLE_DEVICES", "0,1,2"}, {"ROCR_VISIBLE_DEVICES", "0"}, {"HOME", "/home/u"}};
+  spec.node_has_gpus = true;
+  auto env = taskEnvironment(spec, {});
+  CHECK(env.count("CUDA_VISIBLE_DEVICES") == 0);
+  CHECK(env.count("ROCR_VISIBLE_DEVICES") == 0);
+  CHECK(env.at("HOME") == "/home/u");
+  spec.node_has_gpus = false;  // a node without GPUs leaves the user's variables alone
+  CHECK(taskEnvironment(spec, {}).at("CUDA_VISIBLE_DEVICES") == "0,1,2");
+}
