@@ -44,6 +44,7 @@ Result<ConfinementSettings> prepareConfinement(const config::GantryConf& conf, c
   ConfinementSettings settings;
   settings.nodeName = options.nodeName;
   settings.socketCount = std::max(1, hardware.node.topology.sockets);
+  settings.socketCores = hardware.node.topology.socketCores;
   std::set<std::string> flags;
   for (const auto& device : hardware.hardware.gres()) {
     if (device.name() != "gpu") continue;

@@ -60,6 +60,9 @@ void fillGres(const std::vector<nodegres::GresRecord>& records, v1::NodeHardware
     for (const auto& f : r.flags) device->add_flags(f);
     for (int s : r.chunkSizes) device->add_chunk_sizes(s);
     for (int o : r.chunkOrder) device->add_chunk_order(o);
+    // The controller hands both on to the step launcher, which sets the
+    // step's dmem limits and SLURM_SHARD_MEM_PER_GPU from them.
+    device->set_dmem_region(r.dmemRegion);
     device->set_dmem_slice_bytes(r.dmemSliceBytes);
     device->set_pci_bus_id(r.pciBusId);
   }

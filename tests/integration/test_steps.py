@@ -276,3 +276,25 @@ def test_srun_kills_a_step_that_ignores_sigpipe_once_its_reader_is_gone(cluster)
     assert time.monotonic() - began < 30
     job = allocation_of(cluster, "piped")
     assert job and job["state"] in ("COMPLETED", "FAILED"), job
+
+
+def test_steps_of_an_exclusive_job_get_only_the_gpus_the_job_asked_for(cluster_factory):
+    # An --exclusive job holds every GPU of its node; a plain srun in it
+    # gets what the job asked for (here: none, then one), while an srun
+    # that asks for GPUs still gets them.
+    hosts = Path(__file__).resolve().parents[1] / "fixtures" / "hosts"
+    cluster = cluster_factory(
+        nodes=[{"name": "pairs", "cpus": 4, "gres": "gpu:4", "host_root": hosts / "pcie4-linked-pairs"}],
+        gres_conf="NodeName=pairs AutoDetect=nvidia\n")
+    gantry = binary("gantry")
+    show = "echo STEP$SLURM_STEP_ID=${CUDA_VISIBLE_DEVICES:-unset}"
+    path = cluster.root / "exclusive.sh"
+    path.write_text("#!/bin/sh\n"
+                    f"{gantry} srun -n1 sh -c '{show}'\n"
+                    f"{gantry} srun -n1 --gres=gpu:3 sh -c '{show}'\n")
+    for job_gpus, plain in ((None, "unset"), ("1", "0")):
+        out = cluster.root / f"exclusive-{plain}.out"
+        options = ["--exclusive", "-n1", "-o", str(out)] + ([f"--gres=gpu:{job_gpus}"] if job_gpus else [])
+        job_id = cluster.sbatch(*options, str(path))
+        assert cluster.wait_job(job_id, timeout=30) == "COMPLETED", out.read_text() if out.exists() else ""
+        assert out.read_text().split() == [f"STEP0={plain}", "STEP1=0,1,2"], (job_gpus, out.read_text())

@@ -91,6 +91,24 @@ TEST_CASE("registration carries the merged records in device order", "[agent][ha
                   "shard: /dev/nvidia1 shards=16 region=nvidia/0000:b3:00/vidmem dmem=off") != report->log.end());
 }
 
+TEST_CASE("registration names the dmem region of each enforced device", "[agent][hardware]") {
+  // One GPU given by File (no autodetection), its shards by File too.
+  ConfDir dir("gantry-hw-dmem-region",
+              {{"gantry.conf", "ClusterName=hw\nSlurmctldHost=localhost\nGresTypes=gpu,shard\nTaskPlugin=task/cgroup\n"
+                               "NodeName=node0 CPUs=32 Gres=gpu:l4:1,shard:10\n"},
+               {"gres.conf", "AutoDetect=off\nName=gpu Type=l4 File=/dev/nvidia1\nName=shard Count=10 File=/dev/nvidia1\n"},
+               {"cgroup.conf", "ConstrainDevices=yes\nConstrainDeviceMemory=yes\n"}});
+  Setup setup = setupFor("mixed3-dmem", dir);
+  auto report = agent::collectHardware(setup.conf, setup.node, setup.options);
+  REQUIRE(report.ok());
+  const v1::NodeHardware& hw = report->hardware;
+  REQUIRE(hw.gres_size() == 2);
+  for (const auto& device : hw.gres()) {
+    CHECK(device.dmem_region() == "nvidia/0000:b3:00/vidmem");
+    CHECK(device.dmem_slice_bytes() == 16311ULL * 1024 * 1024 / 10);
+  }
+}
+
 TEST_CASE("without ConstrainDeviceMemory no dmem slice is registered", "[agent][hardware]") {
   ConfDir dir("gantry-hw-mixed-nodmem", {{"gantry.conf", kMixedGantryConf}, {"gres.conf", kMixedGresConf}});
   Setup setup = setupFor("mixed3-dmem", dir);
