@@ -1,8 +1,9 @@
-// The agent's start-up side of confinement: reads cgroup.conf and
-// resctrl.yaml, creates the resctrl groups, and gathers what every step's
-// spec needs (cgroup settings, GPU files and sockets).
+// The agent's start-up side of confinement: reads cgroup.conf and gathers
+// what every step's spec needs (cgroup settings, GPU files and sockets);
+// apart from that, reads resctrl.yaml and creates the resctrl groups.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,19 @@ struct ConfinementSetupOptions {
   std::string nodeName;
 };
 
-// Fails (the agent must not start) when cgroup.conf or resctrl.yaml does not
-// load, or when the resctrl groups cannot be created as the file says.
-// `log` gets one line per decision worth an administrator's attention.
+// Fails (the agent must not start) when cgroup.conf does not load. Leaves
+// resctrlRoot unset: prepareResctrl decides it. `log` gets one line per
+// decision worth an administrator's attention.
 Result<ConfinementSettings> prepareConfinement(const config::GantryConf& conf, const HardwareReport& hardware,
                                                const ConfinementSetupOptions& options,
                                                std::vector<std::string>* log);
+
+// task/resctrl alone: with the plugin in TaskPlugin and resctrl.yaml present
+// on a kernel with resctrl, creates the groups and gives their root; nullopt
+// when the agent manages no groups (no plugin, no file, no kernel support).
+// Fails when resctrl.yaml does not load or the groups cannot be set up.
+Result<std::optional<std::string>> prepareResctrl(const config::GantryConf& conf,
+                                                  const ConfinementSetupOptions& options,
+                                                  std::vector<std::string>* log);
 
 }  // namespace gantry::agent

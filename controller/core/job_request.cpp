@@ -180,6 +180,18 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
   request.links = enforceLinks ? select::LinkPolicy::Enforce
                                : (ignoreLinks ? select::LinkPolicy::Ignore : select::LinkPolicy::Prefer);
   request.exclusive = spec.exclusive();
+  // --exclusive=topo takes whole nodes (gantry has no topology blocks);
+  // user shares only with the same user; mcs, without an MCS plugin, shares
+  // like any job.
+  const std::string& mode = spec.exclusive_mode();
+  if (!mode.empty() && mode != "user" && mode != "mcs" && mode != "topo") {
+    return Error{"invalid --exclusive=" + mode + " (spec.exclusive_mode): expected user, mcs or topo"};
+  }
+  if (spec.exclusive() && (mode == "user" || mode == "mcs")) {
+    return Error{"--exclusive=" + mode + " shares nodes, but spec.exclusive asks for whole nodes"};
+  }
+  if (mode == "topo") request.exclusive = true;
+  request.exclusiveUser = mode == "user";
   request.coreSpec = spec.core_spec();
   request.threadSpec = spec.thread_spec();
   if ((request.coreSpec > 0 || request.threadSpec > 0) && !conf.allowSpecResourcesUsage) {

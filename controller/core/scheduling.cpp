@@ -48,6 +48,7 @@ void ControllerCore::schedule() {
     if (view == nullptr) continue;
     auto request = toSelectRequest(job->spec);
     if (!request) continue;
+    request->uid = job->uid;
     select::SelectTrace trace;
     select::Outcome outcome = state_.cluster.select(*request, *view, conf_.debugSelectType ? &trace : nullptr);
     for (const auto& rejection : trace) {

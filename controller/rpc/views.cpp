@@ -178,6 +178,8 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
     job.allocation.nodes.push_back(grantFromWire(alloc, index));
     job.nodeNames.push_back(alloc.node());
   }
+  // Whose it is follows from the job, so it is not stored apart.
+  job.allocation.owner = select::AllocationOwner{.uid = job.uid, .userExclusive = job.spec.exclusive_mode() == "user"};
   for (const auto& [key, bytes] : wire.dmem_peak_bytes()) job.dmemPeakBytes[key] = bytes;
   job.nextStepId = wire.next_step_id();
   for (const auto& stored : wire.steps()) {

@@ -60,3 +60,18 @@ TEST_CASE("labels go on complete lines, per task and stream", "[cli][srun]") {
   CHECK(labeler.flush(0, 2) == "0: err\n");
   CHECK(labeler.flush(0, 1) == "");
 }
+
+TEST_CASE("srun and salloc accept --exclusive=user, =mcs and =topo", "[cli][srun][exclusive]") {
+  for (const char* program : {"srun", "salloc"}) {
+    for (const std::string mode : {"user", "mcs", "topo"}) {
+      auto run = prepareInteractive(program, {"--exclusive=" + mode, "-n3", "hostname"}, context());
+      REQUIRE(run.ok());
+      CHECK(run->spec.exclusive_mode() == mode);
+      CHECK(run->spec.exclusive() == (mode == "topo"));
+      CHECK(run->command == std::vector<std::string>{"hostname"});
+    }
+  }
+  auto bad = prepareInteractive("srun", {"--exclusive=someone", "hostname"}, context());
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error(), Catch::Contains("--exclusive: invalid value 'someone'"));
+}
