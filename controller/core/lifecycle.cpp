@@ -48,6 +48,7 @@ std::string reasonText(JobReason reason, const std::string& detail) {
     case JobReason::BatchStepLost: return "batch step lost when node " + detail + " restarted";
     case JobReason::LaunchFailed: return "launch failed: " + detail;
     case JobReason::StoreFailed: return "cannot store the job start: " + detail;
+    case JobReason::BadConstraints: return "BadConstraints: " + detail;
   }
   return "None";
 }

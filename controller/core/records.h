@@ -62,6 +62,7 @@ enum class JobReason {
   BatchStepLost,      // detail: the node
   LaunchFailed,       // detail: the agent's answer
   StoreFailed,        // detail: the store's error
+  BadConstraints,     // detail: why the stored request no longer passes the submit checks
 };
 std::string reasonText(JobReason reason, const std::string& detail);
 
