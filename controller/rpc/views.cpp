@@ -53,6 +53,7 @@ void grantToWire(const select::NodeGrant& grant, const select::Cluster& cluster,
   for (int device : grant.devices) alloc.add_devices(device);
   for (int cpu : grant.cpus) alloc.add_cpus(cpu);
   alloc.set_tasks(grant.tasks);
+  alloc.set_whole_node(grant.wholeNode);
   for (const auto& share : grant.shares) {
     v1::ShareGrant* out = alloc.add_shares();
     out->set_name(share.name);
@@ -73,6 +74,7 @@ select::NodeGrant grantFromWire(const v1::NodeAllocation& alloc, int index) {
   grant.devices.assign(alloc.devices().begin(), alloc.devices().end());
   grant.cpus.assign(alloc.cpus().begin(), alloc.cpus().end());
   grant.tasks = alloc.tasks();
+  grant.wholeNode = alloc.whole_node();
   for (const auto& share : alloc.shares()) {
     grant.shares.push_back({.name = share.name(), .device = share.device(), .count = share.count()});
   }

@@ -125,3 +125,36 @@ TEST_CASE("an --exclusive form the controller does not know is refused") {
   REQUIRE_FALSE(both.ok());
   CHECK_THAT(both.error(), Catch::Contains("--exclusive=user shares nodes"));
 }
+
+TEST_CASE("a restarted controller still knows which jobs own their node, for their later steps") {
+  for (const auto& [partition, ownsNode] : std::vector<std::pair<std::string, bool>>{
+           {"", true}, {"OverSubscribe=FORCE:2", false}}) {
+    std::string db = tempDb();
+    uint64_t id = 0;
+    {
+      Harness h(oneNodeConf(partition), db);
+      h.registerW1();
+      v1::JobSpec allocation = oneCpuJob(true);
+      allocation.clear_script();  // an salloc: steps come from srun
+      id = *h.submitAs(kCarla, allocation);
+      h.settle();
+      REQUIRE(h.job(id).state() == v1::RUNNING);
+    }
+    Harness again(oneNodeConf(partition), db);
+    again.registerW1();
+    again.settle();
+    v1::CreateStepRequest step;
+    step.set_job_id(id);
+    step.mutable_spec()->set_ntasks(1);
+    step.add_argv("hostname");
+    step.mutable_io()->set_addr("login1");
+    step.mutable_io()->set_port(4321);
+    auto created = again.await<v1::CreateStepResponse>([&](auto reply) {
+      again.core->createStep(step, auth::Identity{.uid = kCarla, .gid = kCarla, .user = "carla"}, reply);
+    });
+    REQUIRE(created.ok());
+    auto launches = again.agents.launchesOf("0");
+    REQUIRE(launches.size() == 1);
+    CHECK(launches[0].job_whole_node() == ownsNode);
+  }
+}
