@@ -149,7 +149,9 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  gantry::ctlrpc::ControllerService clientService(core, **authenticator);
+  // SIGHUP and `scontrol reconfigure` re-read the configuration the same way.
+  gantry::ctl::ConfigReloader reloader(confDir, core);
+  gantry::ctlrpc::ControllerService clientService(core, **authenticator, &reloader);
   gantry::ctlrpc::ControllerAgentService agentService(core, **authenticator);
   std::string addr = listenAddr.empty() ? conf.controllerAddr : listenAddr;
   if (addr.empty()) addr = "0.0.0.0";
@@ -189,21 +191,13 @@ int main(int argc, char** argv) {
   });
   // SIGHUP re-reads the configuration on a thread of its own (file I/O
   // never runs on the core's strand); a bad file leaves the running
-  // configuration in place.
+  // configuration in place. The reloader logs what went wrong.
   boost::asio::io_context hangupIo;
   boost::asio::signal_set hangup(hangupIo, SIGHUP);
   std::function<void()> awaitHangup = [&] {
     hangup.async_wait([&](const boost::system::error_code& ec, int) {
       if (ec) return;
-      auto fresh = gantry::config::loadConfigSet(confDir);
-      if (!fresh) {
-        spdlog::error("Resuming operation, reconfigure failed.\n{}", fresh.error());
-      } else {
-        for (const auto& warning : fresh->warnings) spdlog::warn("{}", warning.toString());
-        core.reconfigure(std::move(fresh->gantry), [](gantry::Result<gantry::Ok> result) {
-          if (!result) spdlog::error("Resuming operation, reconfigure failed: {}", result.error());
-        });
-      }
+      (void)reloader.reload();
       awaitHangup();
     });
   };

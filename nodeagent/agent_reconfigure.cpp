@@ -40,7 +40,7 @@ ReconfigureOutcome reconfigureAgent(const ReconfigureRequest& request, const Har
   const ConfinementSetupOptions options{
       .confDir = request.confDir, .hostRoot = request.hostRoot, .nodeName = request.nodeName};
   ReconfigureOutcome outcome;
-  auto settings = prepareConfinement(fresh->gantry, hardware, options, &outcome.log);
+  auto settings = prepareConfinement(fresh->gantry, hardware, options, &outcome.log, &outcome.warnings);
   if (!settings) return failed(false, request.underSystemd, settings.error(), std::move(outcome.log));
   // The groups are written in file order: when one schemata is refused,
   // those before it already have their new limits.

@@ -38,6 +38,7 @@ struct ReconfigureOutcome {
   std::optional<ConfinementSettings> settings;  // set when Applied
   std::string error;                            // what failed, one problem a line
   std::vector<std::string> log;                 // the decisions of the new set-up
+  std::vector<std::string> warnings;            // what is configured but cannot be honoured
 };
 
 // Loads every file of the folder, then sets up cgroup confinement and the
