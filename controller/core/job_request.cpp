@@ -4,6 +4,7 @@
 #include <climits>
 #include <string>
 
+#include "common/gres/gpu_bind.h"
 #include "common/util/checked.h"
 
 namespace gantry::core {
@@ -105,6 +106,14 @@ Status checkGpusPerTaskHasTasks(const v1::JobSpec& spec) {
                "(-n/--ntasks, --ntasks-per-node, or --gpus with --gpus-per-task)"};
 }
 
+// A malformed --gpu-bind is refused when the job is submitted, not when its
+// first step starts.
+Status checkGpuBind(const v1::JobSpec& spec) {
+  if (spec.gpu_bind().empty()) return okStatus();
+  if (auto bind = gres::parseGpuBind(spec.gpu_bind()); !bind) return Error{"--gpu-bind: " + bind.error()};
+  return okStatus();
+}
+
 // --gpus-per-socket multiplies by the sockets the job uses on a node, so the
 // job must say how many (--sockets-per-node).
 Status checkGpusPerSocketHasSockets(const v1::JobSpec& spec) {
@@ -126,7 +135,8 @@ Status checkConsTresOptions(const v1::JobSpec& spec, const config::GantryConf& c
                                                             {"--gpus-per-task", spec.gpus_per_task() > 0},
                                                             {"--cpus-per-gpu", spec.cpus_per_gpu() > 0},
                                                             {"--mem-per-gpu", spec.mem_per_gpu_mb() > 0},
-                                                            {"--gpu-freq", !spec.gpu_freq().empty()}}) {
+                                                            {"--gpu-freq", !spec.gpu_freq().empty()},
+                                                            {"--gpu-bind", !spec.gpu_bind().empty()}}) {
     if (!option.given) continue;
     return Error{std::string(kGresUnsupported) + ": " + option.name + " needs SelectType=select/cons_tres, "
                  "this cluster runs SelectType=" + conf.selectType + " (request GPUs with --gres=gpu:N)"};
@@ -178,6 +188,7 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
   if (auto status = checkTimeLimit(spec); !status) return Error{status.failure()};
   if (auto status = checkGpusPerTaskHasTasks(spec); !status) return Error{status.failure()};
   if (auto status = checkGpusPerSocketHasSockets(spec); !status) return Error{status.failure()};
+  if (auto status = checkGpuBind(spec); !status) return Error{status.failure()};
   if (auto status = checkConsTresOptions(spec, conf); !status) return Error{status.failure()};
   if (spec.max_nodes() > 0 && spec.min_nodes() > spec.max_nodes()) {
     return Error{"invalid --nodes: minimum " + std::to_string(spec.min_nodes()) +

@@ -21,10 +21,14 @@ namespace {
 constexpr const char* kStepCreationDisabled = "Job step creation temporarily disabled, retrying";
 constexpr const char* kNodesBusy = "Requested nodes are busy";
 
-// A step that names no task count runs as many tasks as the job, spread
-// over all of the job's nodes, as srun does inside an allocation.
+// A step that names no task count runs one task per node when it names a
+// node count, otherwise as many tasks as the job, spread over all of the
+// job's nodes: srun's defaults inside an allocation.
 v1::JobSpec withJobDefaults(v1::JobSpec step, const JobRecord& job) {
-  if (step.ntasks() == 0 && step.ntasks_per_node() == 0) {
+  if (step.ntasks() == 0 && step.ntasks_per_node() == 0 && step.min_nodes() > 0) {
+    // srun -N k without -n runs one task on each of k nodes, as in Slurm.
+    step.set_ntasks(step.min_nodes());
+  } else if (step.ntasks() == 0 && step.ntasks_per_node() == 0) {
     int nodes = static_cast<int>(job.nodeNames.size());
     int jobTasks = job.spec.ntasks() > 0 ? job.spec.ntasks() : nodes;
     step.set_ntasks(std::max(jobTasks, 1));

@@ -104,6 +104,12 @@ TEST_CASE("--gpus-per-task requires a task count", "[core][request]") {
               nullptr}});
 }
 
+TEST_CASE("a malformed --gpu-bind is refused at submit", "[core][request]") {
+  checkRows(confWith(""), {{"map_gpu with a word", [](auto& s) { s.set_gpu_bind("map_gpu:zero"); }, "--gpu-bind"},
+                           {"an unknown form", [](auto& s) { s.set_gpu_bind("nearest"); }, "--gpu-bind"},
+                           {"single:2 is accepted", [](auto& s) { s.set_gpu_bind("single:2"); }, nullptr}});
+}
+
 TEST_CASE("--gpus-per-socket requires a socket count", "[core][request]") {
   const char* kNeedsSockets = "Requires the job to specify a task socket";
   checkRows(confWith(""), {{"--gpus-per-socket alone is refused", [](auto& s) { s.set_gpus_per_socket(2); },
@@ -149,6 +155,12 @@ TEST_CASE("GPU options beyond --gres need select/cons_tres", "[core][request]") 
        [](auto& s) {
          addGpus(s, 1);
          s.set_gpu_freq("medium");
+       },
+       kUnsupported},
+      {"--gpu-bind",
+       [](auto& s) {
+         addGpus(s, 2);
+         s.set_gpu_bind("closest");
        },
        kUnsupported},
       {"--gres=gpu stays allowed", [](auto& s) { addGpus(s, 3); }, nullptr},

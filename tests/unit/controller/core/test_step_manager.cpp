@@ -303,3 +303,30 @@ TEST_CASE("a step whose --gpu-bind is malformed is refused and not started", "[c
   request.mutable_spec()->set_gpu_bind("verbose,mask_gpu:0x3");
   CHECK(h.await<v1::CreateStepResponse>([&](auto reply) { h.core->createStep(request, kOwner, reply); }).ok());
 }
+
+TEST_CASE("a step's task count defaults like srun's inside an allocation", "[core][steps]") {
+  // A job of 6 tasks on both nodes.
+  struct Row {
+    const char* rule;
+    int ntasks, minNodes;
+    int wantTasks, wantNodes;
+  };
+  for (const Row& row : {Row{"no -n and no -N: the job's tasks over the job's nodes", 0, 0, 6, 2},
+                         Row{"-N1 without -n: one task on one node", 0, 1, 1, 1},
+                         Row{"-N2 without -n: one task on each node", 0, 2, 2, 2},
+                         Row{"-n3 -N1: three tasks on one node", 3, 1, 3, 1}}) {
+    SECTION(row.rule) {
+      Harness h;
+      uint64_t id = h.runningJob(allocationSpec(6, 2));
+      v1::CreateStepRequest request;
+      request.set_job_id(id);
+      request.mutable_spec()->set_ntasks(row.ntasks);
+      request.mutable_spec()->set_min_nodes(row.minNodes);
+      request.add_argv("hostname");
+      auto step = h.await<v1::CreateStepResponse>([&](auto reply) { h.core->createStep(request, kOwner, reply); });
+      REQUIRE(step.ok());
+      CHECK(step->ntasks() == row.wantTasks);
+      CHECK(step->num_nodes() == row.wantNodes);
+    }
+  }
+}
