@@ -107,7 +107,10 @@ std::optional<uint64_t> leastMemoryPerNode(const Request& r) {
 Result<JobShape> shapeJob(const Request& r, const ShapeOptions& options) {
   if (auto valid = validateRequest(r); !valid) return Error{valid.error()};
   JobShape shape;
-  shape.wholeNode = r.exclusive || options.partitionExclusive ||
+  // A partition that forces sharing shares every node whatever the job
+  // asks, so --exclusive there gets only what it requests.
+  bool exclusive = r.exclusive && !options.partitionForcesSharing;
+  shape.wholeNode = exclusive || options.partitionExclusive ||
                     ((r.coreSpec > 0 || r.threadSpec > 0) && options.allowSpecResourcesUsage);
   shape.socketsPerNode = r.socketsPerNode;
   shape.ntasksPerNode = r.ntasksPerNode;
