@@ -324,12 +324,12 @@ class Merger {
       c.sourceFile = "gantry.conf";
       sharedFromNodeConf_.push_back(c);
     }
-    std::vector<const config::GresRecord*> shared;
+    std::vector<const config::GresRecord*> shared, nodeTotals;
     for (const auto* c : conf_) {
       if (isSharedName(c->name)) shared.push_back(c);
     }
-    for (const auto& c : sharedFromNodeConf_) shared.push_back(&c);
-    spreadSharedGres(out_.records, gpuSources_.size(), shared, in_.nodeName, fatal_);
+    for (const auto& c : sharedFromNodeConf_) nodeTotals.push_back(&c);
+    spreadSharedGres(out_.records, gpuSources_.size(), shared, nodeTotals, in_.nodeName, fatal_);
   }
 
   // --- checks -------------------------------------------------------------
