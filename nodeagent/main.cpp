@@ -232,9 +232,17 @@ int main(int argc, char** argv) {
         spdlog::error("Resuming operation, reconfigure failed.\n{}", fresh.error());
         continue;
       }
+      // gres.conf or Gres= may describe the node differently now: detect and
+      // merge again, and register the result (the controller keeps nothing
+      // of the old GRES).
+      auto freshHardware = gantry::agent::collectHardwareFor(fresh->gantry, nodeName, reportOptions);
+      if (!freshHardware) {
+        spdlog::error("Resuming operation, reconfigure failed.\n{}", freshHardware.error());
+        continue;
+      }
       std::vector<std::string> lines;
       auto settings = gantry::agent::prepareConfinement(
-          fresh->gantry, *hardware,
+          fresh->gantry, *freshHardware,
           gantry::agent::ConfinementSetupOptions{.confDir = confDir, .hostRoot = hostRoot, .nodeName = nodeName},
           &lines);
       for (const auto& line : lines) spdlog::info("{}", line);
@@ -243,6 +251,9 @@ int main(int argc, char** argv) {
         continue;
       }
       launcher.setConfinement(*settings);
+      for (const auto& error : freshHardware->errors) spdlog::error("{}", error);
+      link.updateHardware(freshHardware->hardware, freshHardware->errors);
+      *hardware = std::move(*freshHardware);
       spdlog::info("reconfigured from {}", confDir);
     }
   });
