@@ -18,6 +18,7 @@
 #include "common/config/check_all.h"
 #include "common/config/config_set.h"
 #include "common/config/gantry_conf.h"
+#include "common/config/gres_conf.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/unparsed_request.h"
 #include "common/util/logging.h"
@@ -43,6 +44,21 @@ uint32_t uidOf(const std::string& user) {
 void refuse(const std::string& message) {
   spdlog::critical("{}", message);
   std::cerr << "gantryctld: " << message << "\n";
+}
+
+// A gres.conf line for a node that stops its agent (a bad value, chunk
+// values that disagree) drains that node, so the reason shows on the
+// controller; the other nodes' agents start as usual.
+void drainForGresConf(gantry::core::ControllerCore& core, const std::string& confDir,
+                      const gantry::config::GantryConf& conf) {
+  std::vector<std::string> names;
+  for (const auto& node : conf.nodes) names.push_back(node.name);
+  auto problems = gantry::config::gresConfProblemsByNode(std::filesystem::path(confDir) / "gres.conf", names);
+  for (auto& [node, text] : problems) {
+    spdlog::error("node {}: gres.conf:\n{}", node, text);
+    for (size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at)) text.replace(at, 1, "; ");
+  }
+  if (!problems.empty()) core.drainForConfiguration(std::move(problems));
 }
 
 // Opens the state database. A damaged one stops the controller unless
@@ -148,6 +164,7 @@ int main(int argc, char** argv) {
     spdlog::critical("cannot recover state: {}", status.error());
     return 1;
   }
+  drainForGresConf(core, confDir, conf);
 
   gantry::ctlrpc::ControllerService clientService(core, **authenticator);
   gantry::ctlrpc::ControllerAgentService agentService(core, **authenticator);
@@ -200,6 +217,7 @@ int main(int argc, char** argv) {
         spdlog::error("Resuming operation, reconfigure failed.\n{}", fresh.error());
       } else {
         for (const auto& warning : fresh->warnings) spdlog::warn("{}", warning.toString());
+        drainForGresConf(core, confDir, fresh->gantry);
         core.reconfigure(std::move(fresh->gantry), [](gantry::Result<gantry::Ok> result) {
           if (!result) spdlog::error("Resuming operation, reconfigure failed: {}", result.error());
         });

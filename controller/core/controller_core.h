@@ -107,6 +107,12 @@ class ControllerCore {
   // or a node in use would lose the CPUs or memory its jobs hold.
   void reconfigure(config::GantryConf fresh, Reply<Ok> reply);
 
+  // Drains each named node with its reason (node -> reason): problems the
+  // configuration has for a node whose agent cannot say so itself, such as
+  // a gres.conf line for it that stops its agent. A node already drained
+  // for that reason is left as it is; unknown names are skipped.
+  void drainForConfiguration(std::map<std::string, std::string> reasons);
+
   // Places a step inside a running job with Cluster::selectStep and starts
   // it on every node of the step. A suspended job answers "Job step creation
   // temporarily disabled, retrying"; a step whose --exclusive resources are
