@@ -209,6 +209,16 @@ def test_gantryd_G_prints_shard_records_with_their_dmem_slices(tmp_path):
     assert "dmem=enforced" in out and "dmem=off" in out
 
 
+def test_gantryd_G_keeps_chunk_sizes_of_a_shard_line(tmp_path):
+    conf = write_conf(tmp_path / "conf", "NodeName=node0 CPUs=32 Gres=gpu:4,shard:8",
+                      gres_conf="AutoDetect=nvidia\nName=shard File=/dev/nvidia[2-3] Count=8 ChunkSizes=2\n")
+    result = gantryd(conf, "pcie4-linked-pairs", "-G")
+    assert result.returncode == 0, result.stderr
+    shard_lines = [line for line in result.stdout.splitlines() if line.startswith("Name=shard")]
+    assert len(shard_lines) == 2, result.stdout
+    assert all(" Count=4 " in line and line.endswith("ChunkSizes=2") for line in shard_lines), shard_lines
+
+
 def test_a_bad_gres_conf_line_for_another_node_drains_only_that_node(tmp_path):
     gres_conf = ("NodeName=good1 Name=gpu Type=l40 File=/dev/nvidia0\n"
                  "NodeName=otherbox Name=gpu Type=l40 Count=2 ChunkSizes=2\n")
