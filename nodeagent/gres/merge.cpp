@@ -41,6 +41,7 @@ GpuDevice fromDetected(const detect::DetectedGpu& d, int index) {
   dev.detectedIndex = index;
   dev.record.name = "gpu";
   dev.record.type = d.type;
+  dev.record.detectedType = d.type;
   dev.record.files = d.files;
   dev.record.cores = d.cores;
   dev.record.uuid = d.uuid;

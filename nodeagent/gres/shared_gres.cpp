@@ -25,7 +25,9 @@ bool isPerTypeLine(const config::GresRecord& c) { return !c.type.empty() && devi
 bool lineReaches(const config::GresRecord& c, const GresRecord& gpu) {
   if (gpu.files.empty()) return false;  // shares need a device to point at
   std::vector<std::string> files = deviceFilesOf(c);
-  return files.empty() ? detect::typeMatches(c.type, gpu.type) : sharesAnyFile(gpu.files, files);
+  if (!files.empty()) return sharesAnyFile(gpu.files, files);
+  return detect::typeMatches(c.type, gpu.type) ||
+         (!gpu.detectedType.empty() && detect::typeMatches(c.type, gpu.detectedType));
 }
 
 void reportUnreached(const config::GresRecord& c, const std::string& nodeName, std::vector<std::string>& fatal) {

@@ -294,3 +294,15 @@ TEST_CASE("ChunkSizes on a shared GRES line reaches the shared records", "[gres]
   CHECK(records[2].chunkSizes == std::vector<int>{2});
   CHECK(records[3].chunkSizes == std::vector<int>{2});
 }
+
+TEST_CASE("per-type shared lines also match the name AutoDetect gave the GPU", "[gres][merge][shard]") {
+  // gantry.conf's a6000 names the detected nvidia_rtx_a6000 GPUs; the more
+  // specific rtx_a6000 line still wins on them.
+  auto run = runMerge({.host = "pcie4-linked-pairs",
+                       .autoDetect = "nvml",
+                       .gresConfText = "AutoDetect=nvml\nName=shard Type=a6000 Count=2\nName=shard Type=rtx_a6000 Count=6\n",
+                       .nodeGres = "gpu:a6000:4,shard:a6000:24"});
+  REQUIRE(run.result.ok());
+  CHECK(sharedCounts(*run.result, "shard") == std::vector<uint64_t>{6, 6, 6, 6});
+  CHECK(run.result->records[4].type == "a6000");
+}
