@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <spdlog/spdlog.h>
 #include <thread>
 
@@ -49,8 +50,7 @@ void refuse(const std::string& message) {
 // A gres.conf line for a node that stops its agent (a bad value, chunk
 // values that disagree) drains that node, so the reason shows on the
 // controller; the other nodes' agents start as usual.
-void drainForGresConf(gantry::core::ControllerCore& core, const std::string& confDir,
-                      const gantry::config::GantryConf& conf) {
+std::map<std::string, std::string> gresConfDrains(const std::string& confDir, const gantry::config::GantryConf& conf) {
   std::vector<std::string> names;
   for (const auto& node : conf.nodes) names.push_back(node.name);
   auto problems = gantry::config::gresConfProblemsByNode(std::filesystem::path(confDir) / "gres.conf", names);
@@ -58,7 +58,7 @@ void drainForGresConf(gantry::core::ControllerCore& core, const std::string& con
     spdlog::error("node {}: gres.conf:\n{}", node, text);
     for (size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at)) text.replace(at, 1, "; ");
   }
-  if (!problems.empty()) core.drainForConfiguration(std::move(problems));
+  return problems;
 }
 
 // Opens the state database. A damaged one stops the controller unless
@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
     spdlog::critical("cannot recover state: {}", status.error());
     return 1;
   }
-  drainForGresConf(core, confDir, conf);
+  core.drainForConfiguration(gresConfDrains(confDir, conf));
 
   gantry::ctlrpc::ControllerService clientService(core, **authenticator);
   gantry::ctlrpc::ControllerAgentService agentService(core, **authenticator);
@@ -217,10 +217,11 @@ int main(int argc, char** argv) {
         spdlog::error("Resuming operation, reconfigure failed.\n{}", fresh.error());
       } else {
         for (const auto& warning : fresh->warnings) spdlog::warn("{}", warning.toString());
-        drainForGresConf(core, confDir, fresh->gantry);
+        auto drains = gresConfDrains(confDir, fresh->gantry);
         core.reconfigure(std::move(fresh->gantry), [](gantry::Result<gantry::Ok> result) {
           if (!result) spdlog::error("Resuming operation, reconfigure failed: {}", result.error());
         });
+        core.drainForConfiguration(std::move(drains));  // after nodes the file adds exist
       }
       awaitHangup();
     });
