@@ -44,8 +44,10 @@ Result<gantry::v1::Job> fetchJob(const ControllerClient& client, uint64_t jobId)
 }  // namespace
 
 Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::JobSpec spec,
-                                 const std::string& program, const std::atomic<bool>* abort) {
+                                 const std::string& program, const std::atomic<bool>* abort,
+                                 AllocationKeeper& keeper) {
   spec.clear_script();
+  spec.set_client_keepalive(true);
   gantry::v1::SubmitJobRequest request;
   *request.mutable_spec() = std::move(spec);
   auto submitted = client.call<gantry::v1::SubmitJobResponse>(
@@ -54,6 +56,7 @@ Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::Job
       });
   if (!submitted) return Error{submitted.errorCode(), "Job allocation failed: " + submitted.error()};
   const uint64_t jobId = submitted->job_id();
+  keeper.start(jobId);
   if (program == "salloc") std::cerr << "salloc: Pending job allocation " << jobId << "\n";
   bool announcedWait = false;
   for (;;) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "cli/allocation_keeper.h"
 #include "cli/controller_client.h"
 #include "cli/job_options.h"
 #include "common/util/result.h"
@@ -20,9 +21,12 @@ SubmitContext currentSubmitContext();
 
 // Submits `spec` (no script) and waits until the job runs. Prints the
 // queueing lines with `program` as prefix. Stops waiting, and gives the
-// job up, when `*abort` becomes true.
+// job up, when `*abort` becomes true. The job is submitted as one the
+// client keeps alive, and `keeper` starts calling for it at once, so it
+// ends if this process dies, whether still waiting or running.
 Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::JobSpec spec,
-                                 const std::string& program, const std::atomic<bool>* abort);
+                                 const std::string& program, const std::atomic<bool>* abort,
+                                 AllocationKeeper& keeper);
 
 // Ends the allocation (the job completes with `exitCode`).
 Status releaseAllocation(const ControllerClient& client, uint64_t jobId, int exitCode);

@@ -39,6 +39,8 @@ const ValueOption kValueOptions[] = {
     {"--gpus-per-task", "gpus-per-task", &SbatchOptions::gpusPerTask, "GPUs per task: [type:]N"},
     {"--cpus-per-gpu", "cpus-per-gpu", &SbatchOptions::cpusPerGpu, "CPUs per GPU"},
     {"--gpu-freq", "gpu-freq", &SbatchOptions::gpuFreq, "GPU frequency request (not with mps or shard)"},
+    {"--gpu-bind", "gpu-bind", &SbatchOptions::gpuBind,
+     "bind tasks to GPUs: [verbose,]none|closest|map_gpu:<list>|mask_gpu:<list>|single:<N>|per_task:<N>"},
     {"--mem-per-gpu", "mem-per-gpu", &SbatchOptions::memPerGpu, "memory per GPU"},
     {"--gres-flags", "gres-flags", &SbatchOptions::gresFlags,
      "enforce-binding, enforce-links, ignore-links"},

@@ -4,6 +4,7 @@
 
 #include "cli/job_options.h"
 #include "cli/parse_units.h"
+#include "common/gres/gpu_bind.h"
 
 namespace gantry::cli {
 namespace {
@@ -73,6 +74,10 @@ class SpecBuilder {
     spec_.set_work_dir(workDir());
     if (options_.partition) spec_.set_partition(*options_.partition);
     if (options_.gpuFreq) spec_.set_gpu_freq(*options_.gpuFreq);
+    if (options_.gpuBind) {
+      if (auto bind = gres::parseGpuBind(*options_.gpuBind); !bind) return errors_.make("gpu-bind", bind.error());
+      spec_.set_gpu_bind(*options_.gpuBind);
+    }
     if (options_.output) spec_.set_stdout_pattern(*options_.output);
     if (options_.error) spec_.set_stderr_pattern(*options_.error);
     if (options_.input) spec_.set_stdin_path(*options_.input);

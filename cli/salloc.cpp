@@ -59,7 +59,8 @@ int runSalloc(const std::vector<std::string>& args) {
   action.sa_handler = [](int) { interrupted = true; };
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
-  auto job = allocate(*client, invocation->spec, "salloc", &interrupted);
+  AllocationKeeper keeper(*client);
+  auto job = allocate(*client, invocation->spec, "salloc", &interrupted, keeper);
   if (!job) return reportError("salloc", job.error());
 
   std::vector<std::string> command = invocation->command;

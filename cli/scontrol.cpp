@@ -1,5 +1,5 @@
 // gantry scontrol: show jobs, nodes, partitions, config and host lists;
-// update nodes; suspend, resume, hold and release jobs.
+// update nodes; suspend, resume, hold and release jobs; reconfigure.
 #include <grp.h>
 
 #include <cctype>
@@ -324,6 +324,25 @@ int jobAction(const ScontrolOptions& options, const std::vector<std::string>& wo
   return status;
 }
 
+// "reconfigure": the controller re-reads its configuration (as on SIGHUP)
+// and tells the agents to re-read theirs. Its own errors mean nothing
+// changed; an agent that failed keeps its previous configuration and is
+// named with its error. Either way the exit status is 1.
+int reconfigure(const ScontrolOptions& options, const std::vector<std::string>& words) {
+  if (words.size() > 1) return reportError(kCommand, "reconfigure takes no arguments");
+  auto client = ControllerClient::connect(options.confDir);
+  if (!client) return reportError(kCommand, client.error());
+  auto response = client->call<gantry::v1::ReconfigureResponse>(
+      [](auto& stub, grpc::ClientContext* context, auto* out) {
+        gantry::v1::ReconfigureRequest request;
+        return stub.Reconfigure(context, request, out);
+      });
+  if (!response) return reportError(kCommand, "reconfigure error: " + response.error());
+  int status = 0;
+  for (const auto& problem : response->node_errors()) status = reportError(kCommand, problem);
+  return status;
+}
+
 }  // namespace
 
 int runScontrol(const std::vector<std::string>& args) {
@@ -333,7 +352,7 @@ int runScontrol(const std::vector<std::string>& args) {
   app.add_option("command", options.words,
                  "show job|step|node|partition|config|hostnames|hostlist [name], "
                  "update NodeName=... State=... Reason=..., write batch_script JOBID [FILE], "
-                 "suspend|resume|hold|release JOBID");
+                 "suspend|resume|hold|release JOBID, reconfigure");
   app.add_flag("-d,--details", options.details, "more detail (allocations, GRES use)");
   app.add_flag("--json", options.json, "print JSON");
   addConfDirOption(app, options.confDir);
@@ -348,11 +367,15 @@ int runScontrol(const std::vector<std::string>& args) {
   if (command == "show") return show(options, options.words);
   if (command == "update") return update(options, options.words);
   if (command == "write") return writeBatchScript(options, options.words);
+  // scontrol takes a command's prefix of three letters or more.
+  if (command.size() >= 3 && std::string("reconfigure").starts_with(command)) {
+    return reconfigure(options, options.words);
+  }
   if (command == "suspend" || command == "resume" || command == "hold" || command == "release") {
     return jobAction(options, options.words);
   }
   return reportError(kCommand, "unknown command '" + options.words[0] +
-                                   "'; expected show, update, write, suspend, resume, hold or release");
+                                   "'; expected show, update, write, suspend, resume, hold, release or reconfigure");
 }
 
 }  // namespace gantry::cli

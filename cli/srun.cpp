@@ -30,6 +30,9 @@ namespace {
 // After the controller says the step ended, how long the nodes' streams
 // may take to deliver their last output.
 constexpr int kStreamGraceMs = 3000;
+// Once our output is closed the tasks get SIGPIPE; those that survive it
+// are killed after this long.
+constexpr auto kBrokenPipeGrace = std::chrono::seconds(5);
 
 // Ctrl-C and friends, taken by a thread with sigwait so that no handler
 // runs inside gRPC: before the step exists they only ask srun to give up;
@@ -122,9 +125,23 @@ Result<gantry::v1::GetStepResponse> stepState(const ControllerClient& client, ui
 // not keep srun waiting for ever.
 int awaitStep(const ControllerClient& client, StepIoServer& server, uint64_t jobId, const std::string& stepId) {
   std::optional<std::chrono::steady_clock::time_point> endedAt;
+  std::optional<std::chrono::steady_clock::time_point> pipeClosedAt;
   std::string controllerMessage;
   int controllerExit = 0;
   while (!server.waitAllDone(1000)) {
+    // `srun ... | head -1`: the reader left. The tasks get the SIGPIPE a
+    // local writer would get, and the step ends so that its allocation is
+    // given back instead of running on with nobody reading.
+    if (server.outputClosed()) {
+      auto now = std::chrono::steady_clock::now();
+      if (!pipeClosedAt) {
+        pipeClosedAt = now;
+        server.forwardSignal(SIGPIPE);
+      } else if (now - *pipeClosedAt > kBrokenPipeGrace) {
+        server.forwardSignal(SIGKILL);
+        *pipeClosedAt = now;
+      }
+    }
     if (endedAt) {
       if (std::chrono::steady_clock::now() - *endedAt > std::chrono::milliseconds(kStreamGraceMs)) break;
       continue;
@@ -175,7 +192,10 @@ int runSrun(const std::vector<std::string>& args) {
     return 0;
   }
   // Before any thread exists, so that every thread inherits the blocked
-  // signals and only the forwarder's sigwait receives them.
+  // signals and only the forwarder's sigwait receives them. A closed output
+  // must not kill srun before it gives its allocation back: with SIGPIPE
+  // ignored it shows as EPIPE (StepIoServer::outputClosed).
+  signal(SIGPIPE, SIG_IGN);
   SignalForwarder signals;
   auto client = ControllerClient::connect(invocation->confDir);
   if (!client) return reportError("srun", client.error());
@@ -183,6 +203,7 @@ int runSrun(const std::vector<std::string>& args) {
   // Inside an allocation the step joins it; otherwise srun makes its own.
   uint64_t jobId = 0;
   bool ownAllocation = false;
+  AllocationKeeper keeper(*client);
   if (const char* inside = std::getenv("SLURM_JOB_ID"); inside != nullptr && *inside != '\0') {
     try {
       jobId = std::stoull(inside);
@@ -190,7 +211,7 @@ int runSrun(const std::vector<std::string>& args) {
       return reportError("srun", std::string("SLURM_JOB_ID is not a job id: '") + inside + "'");
     }
   } else {
-    auto job = allocate(*client, invocation->spec, "srun", signals.abortFlag());
+    auto job = allocate(*client, invocation->spec, "srun", signals.abortFlag(), keeper);
     if (!job) return reportError("srun", job.error());
     jobId = job->job_id();
     ownAllocation = true;

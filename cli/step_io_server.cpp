@@ -56,11 +56,24 @@ std::vector<std::string> StepIoServer::failureMessages() {
   return failures_;
 }
 
+bool StepIoServer::outputClosed() {
+  std::lock_guard lock(mutex_);
+  return output_closed_;
+}
+
 void StepIoServer::print(const gantry::v1::StepOutput& chunk) {
   FILE* out = chunk.stream() == gantry::v1::STDERR ? stderr : stdout;
   std::string text = label_ ? labeler_.feed(chunk.task_id(), chunk.stream(), chunk.data()) : chunk.data();
-  std::fwrite(text.data(), 1, text.size(), out);
-  std::fflush(out);
+  if (output_closed_) return;
+  // SIGPIPE is ignored in srun, so a reader that went away shows as EPIPE.
+  errno = 0;
+  bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  written = std::fflush(out) == 0 && written;
+  if (!written && errno == EPIPE) {
+    output_closed_ = true;
+    std::clearerr(out);
+    changed_.notify_all();
+  }
 }
 
 grpc::Status StepIoServer::Attach(grpc::ServerContext*, Stream* stream) {

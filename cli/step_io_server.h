@@ -44,6 +44,10 @@ class StepIoServer final : public gantry::v1::StepIo::Service {
   // Highest task exit code (128 + signal for a task a signal ended).
   int exitCode();
   std::vector<std::string> failureMessages();
+  // Our standard output or error was closed by its reader (srun ... | head):
+  // a write failed with EPIPE. From then on output is dropped; the caller
+  // ends the step, as a local pipeline ends its writer.
+  bool outputClosed();
 
   // Sends a signal to every attached node's tasks.
   void forwardSignal(int signal);
@@ -75,6 +79,7 @@ class StepIoServer final : public gantry::v1::StepIo::Service {
   int exit_code_ = 0;
   int rows_ = 0, cols_ = 0;
   std::vector<std::string> failures_;
+  bool output_closed_ = false;
   OutputLabeler labeler_;
 };
 

@@ -12,14 +12,12 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
-#include <map>
 #include <spdlog/spdlog.h>
 #include <thread>
 
 #include "common/config/check_all.h"
 #include "common/config/config_set.h"
 #include "common/config/gantry_conf.h"
-#include "common/config/gres_conf.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/unparsed_request.h"
 #include "common/util/logging.h"
@@ -45,20 +43,6 @@ uint32_t uidOf(const std::string& user) {
 void refuse(const std::string& message) {
   spdlog::critical("{}", message);
   std::cerr << "gantryctld: " << message << "\n";
-}
-
-// A gres.conf line for a node that stops its agent (a bad value, chunk
-// values that disagree) drains that node, so the reason shows on the
-// controller; the other nodes' agents start as usual.
-std::map<std::string, std::string> gresConfDrains(const std::string& confDir, const gantry::config::GantryConf& conf) {
-  std::vector<std::string> names;
-  for (const auto& node : conf.nodes) names.push_back(node.name);
-  auto problems = gantry::config::gresConfProblemsByNode(std::filesystem::path(confDir) / "gres.conf", names);
-  for (auto& [node, text] : problems) {
-    spdlog::error("node {}: gres.conf:\n{}", node, text);
-    for (size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at)) text.replace(at, 1, "; ");
-  }
-  return problems;
 }
 
 // Opens the state database. A damaged one stops the controller unless
@@ -164,9 +148,11 @@ int main(int argc, char** argv) {
     spdlog::critical("cannot recover state: {}", status.error());
     return 1;
   }
-  core.drainForConfiguration(gresConfDrains(confDir, conf));
+  core.drainForConfiguration(gantry::ctl::gresConfDrains(confDir, conf));
 
-  gantry::ctlrpc::ControllerService clientService(core, **authenticator);
+  // SIGHUP and `scontrol reconfigure` re-read the configuration the same way.
+  gantry::ctl::ConfigReloader reloader(confDir, core);
+  gantry::ctlrpc::ControllerService clientService(core, **authenticator, &reloader);
   gantry::ctlrpc::ControllerAgentService agentService(core, **authenticator);
   std::string addr = listenAddr.empty() ? conf.controllerAddr : listenAddr;
   if (addr.empty()) addr = "0.0.0.0";
@@ -206,23 +192,13 @@ int main(int argc, char** argv) {
   });
   // SIGHUP re-reads the configuration on a thread of its own (file I/O
   // never runs on the core's strand); a bad file leaves the running
-  // configuration in place.
+  // configuration in place. The reloader logs what went wrong.
   boost::asio::io_context hangupIo;
   boost::asio::signal_set hangup(hangupIo, SIGHUP);
   std::function<void()> awaitHangup = [&] {
     hangup.async_wait([&](const boost::system::error_code& ec, int) {
       if (ec) return;
-      auto fresh = gantry::config::loadConfigSet(confDir);
-      if (!fresh) {
-        spdlog::error("Resuming operation, reconfigure failed.\n{}", fresh.error());
-      } else {
-        for (const auto& warning : fresh->warnings) spdlog::warn("{}", warning.toString());
-        auto drains = gresConfDrains(confDir, fresh->gantry);
-        core.reconfigure(std::move(fresh->gantry), [](gantry::Result<gantry::Ok> result) {
-          if (!result) spdlog::error("Resuming operation, reconfigure failed: {}", result.error());
-        });
-        core.drainForConfiguration(std::move(drains));  // after nodes the file adds exist
-      }
+      (void)reloader.reload();
       awaitHangup();
     });
   };

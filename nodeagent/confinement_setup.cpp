@@ -6,6 +6,7 @@
 
 #include "common/config/cgroup_conf.h"
 #include "common/config/resctrl_conf.h"
+#include "nodeagent/device_confinement_check.h"
 #include "nodeagent/resctrl/resctrl_setup.h"
 
 namespace gantry::agent {
@@ -18,14 +19,32 @@ std::string underRoot(const std::string& hostRoot, const std::string& path) {
   return (fs::path(hostRoot) / fs::path(path).relative_path()).string();
 }
 
+std::vector<std::string> gpuFilesOf(const HardwareReport& hardware) {
+  std::vector<std::string> files;
+  for (const auto& device : hardware.hardware.gres()) {
+    if (device.name() == "gpu") files.insert(files.end(), device.files().begin(), device.files().end());
+  }
+  return files;
+}
+
 }  // namespace
+
+std::string deviceConfinementProblemFor(const config::GantryConf& conf, const config::CgroupConf& cgroup,
+                                        const HardwareReport& hardware, const std::string& hostRoot) {
+  return deviceConfinementProblem(deviceConfinementFacts({.constrainDevices = cgroup.constrainDevices,
+                                                          .taskCgroup = conf.hasTaskPlugin("task/cgroup"),
+                                                          .cgroupRoot = underRoot(hostRoot, cgroup.mountPoint),
+                                                          .hostRoot = hostRoot,
+                                                          .gpuFiles = gpuFilesOf(hardware)}));
+}
 
 Result<ConfinementSettings> prepareConfinement(const config::GantryConf& conf, const HardwareReport& hardware,
                                                const ConfinementSetupOptions& options,
-                                               std::vector<std::string>* log) {
+                                               std::vector<std::string>* log, std::vector<std::string>* warnings) {
   ConfinementSettings settings;
   settings.nodeName = options.nodeName;
   settings.socketCount = std::max(1, hardware.node.topology.sockets);
+  settings.socketCores = hardware.node.topology.socketCores;
   std::set<std::string> flags;
   for (const auto& device : hardware.hardware.gres()) {
     if (device.name() != "gpu") continue;
@@ -36,9 +55,11 @@ Result<ConfinementSettings> prepareConfinement(const config::GantryConf& conf, c
   }
   settings.gresFlags.assign(flags.begin(), flags.end());
 
+  auto cgroup = config::loadCgroupConf(fs::path(options.confDir) / "cgroup.conf", conf);
+  if (!cgroup) return Error{cgroup.error()};
+  std::string deviceProblem = deviceConfinementProblemFor(conf, *cgroup, hardware, options.hostRoot);
+  if (!deviceProblem.empty() && warnings) warnings->push_back(deviceProblem);
   if (conf.hasTaskPlugin("task/cgroup")) {
-    auto cgroup = config::loadCgroupConf(fs::path(options.confDir) / "cgroup.conf", conf);
-    if (!cgroup) return Error{cgroup.error()};
     std::string root = underRoot(options.hostRoot, cgroup->mountPoint);
     // Confinement needs the unified (v2) hierarchy; without it steps still
     // run, suspended by signals instead of the freezer.
@@ -67,7 +88,7 @@ Result<ConfinementSettings> prepareConfinement(const config::GantryConf& conf, c
       settings.cgroup = CgroupSettings{.root = root,
                                        .constrainCores = available(cgroup->constrainCores, "cpuset", "ConstrainCores"),
                                        .constrainRam = available(cgroup->constrainRamSpace, "memory", "ConstrainRAMSpace"),
-                                       .constrainDevices = cgroup->constrainDevices,
+                                       .constrainDevices = cgroup->constrainDevices && deviceProblem.empty(),
                                        .constrainDeviceMemory =
                                            available(cgroup->constrainDeviceMemory, "dmem", "ConstrainDeviceMemory"),
                                        .enableControllers = cgroup->enableControllers,

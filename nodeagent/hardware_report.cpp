@@ -6,6 +6,7 @@
 
 #include "common/config/cgroup_conf.h"
 #include "common/config/gres_conf.h"
+#include "nodeagent/detect/uptime.h"
 #include "nodeagent/gres/format.h"
 
 namespace gantry::agent {
@@ -59,6 +60,9 @@ void fillGres(const std::vector<nodegres::GresRecord>& records, v1::NodeHardware
     for (const auto& f : r.flags) device->add_flags(f);
     for (int s : r.chunkSizes) device->add_chunk_sizes(s);
     for (int o : r.chunkOrder) device->add_chunk_order(o);
+    // The controller hands both on to the step launcher, which sets the
+    // step's dmem limits and SLURM_SHARD_MEM_PER_GPU from them.
+    device->set_dmem_region(r.dmemRegion);
     device->set_dmem_slice_bytes(r.dmemSliceBytes);
     device->set_pci_bus_id(r.pciBusId);
   }
@@ -119,7 +123,7 @@ Result<HardwareReport> collectHardwareFor(const config::GantryConf& conf, const 
 }
 
 Result<std::string> formatNodeReport(const config::GantryConf& conf, const config::NodeConf& node,
-                                     const ReportOptions& options) {
+                                     const ReportOptions& options, std::vector<std::string>* notes) {
   auto hwOptions = hardwareOptions(conf, node, options);
   if (!hwOptions) return Error{hwOptions.error()};
   detect::DetectOptions detectOptions{.hostRoot = hwOptions->hostRoot,
@@ -139,7 +143,16 @@ Result<std::string> formatNodeReport(const config::GantryConf& conf, const confi
   auto gpus = detect::detectGpus(detectOptions, *topology, &log);
   if (!gpus) return Error{gpus.error()};
   std::string out = nodegres::formatNodeLine(node.name, *topology, *gpus) + "\n";
-  for (const auto& line : log) out += line + "\n";
+  // The output keeps the spec's shape (node line, "Found" lines, UpTime);
+  // detection's other notes (a mechanism skipped, and why) go apart.
+  for (const auto& line : log) {
+    if (line.starts_with("Found ")) {
+      out += line + "\n";
+    } else if (notes) {
+      notes->push_back(line);
+    }
+  }
+  out += "UpTime=" + detect::formatUptime(detect::uptimeSeconds(hwOptions->hostRoot)) + "\n";
   return out;
 }
 

@@ -43,13 +43,16 @@ Result<HardwareReport> collectHardware(const config::GantryConf& conf, const con
 Result<HardwareReport> collectHardwareFor(const config::GantryConf& conf, const std::string& nodeName,
                                           const ReportOptions& options);
 
-// The `gantryd -C` output: the NodeName=... line, then one line per note of
-// the detection ("Found gpu:<type>:<n> with Autodetect=..."). Detection only,
+// The `gantryd -C` output: the NodeName=... line, then one "Found
+// gpu:<type>:<n> with Autodetect=..." line per detected type, then
+// "UpTime=<days>-<hh>:<mm>:<ss>". Detection only,
 // with gres.conf's AutoDetect (AutoDetect=full when there is no gres.conf):
 // the merge checks must not hide the line an administrator runs -C to see,
 // e.g. before choosing l3cache_as_socket. Fails when detection fails.
+// The other notes of the detection ("AutoDetect=full: skipping ...") go to
+// `notes` (may be null); gantryd prints them on stderr.
 Result<std::string> formatNodeReport(const config::GantryConf& conf, const config::NodeConf& node,
-                                     const ReportOptions& options);
+                                     const ReportOptions& options, std::vector<std::string>* notes = nullptr);
 
 // The `gantryd -G` output: every merged record in device order, the
 // detected devices left out ("omitted: ..."), the shard dmem lines, then each

@@ -19,8 +19,11 @@
 #include "common/rpc/unparsed_request.h"
 #include "common/util/logging.h"
 #include "nodeagent/confinement_setup.h"
+#include "nodeagent/gpu_library_setup.h"
 #include "nodeagent/hardware_report.h"
 #include "nodeagent/launch/step_launcher.h"
+#include "nodeagent/reconfigure_requests.h"
+#include "nodeagent/startup_checks.h"
 #include "nodeagent/rpc/agent_service.h"
 #include "nodeagent/rpc/controller_link.h"
 
@@ -92,25 +95,16 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &handledSignals, nullptr);
 
   if (nodeName.empty()) nodeName = hostName();
-  if (checkConfig) {
-    auto report = gantry::config::checkAll(confDir, {.nodeName = nodeName});
-    std::cout << report.toString();
-    return report.ok() ? 0 : 1;
-  }
-  auto loaded = gantry::config::loadGantryConf(fs::path(confDir) / "gantry.conf");
-  if (!loaded) {
+  fs::path gantryConfPath = fs::path(confDir) / "gantry.conf";
+  auto loaded = gantry::config::loadGantryConf(gantryConfPath);
+  if (!loaded && !checkConfig) {
     std::cerr << "gantryd: " << loaded.error() << "\n";
     return 1;
   }
-  const gantry::config::GantryConf& conf = loaded->conf;
-  gantry::config::NodeConf nodeConf;
-  if (const gantry::config::NodeConf* found = conf.findNode(nodeName)) {
-    nodeConf = *found;
-  } else if (!printNode) {
-    std::cerr << "gantryd: node " << nodeName << " is not in " << (fs::path(confDir) / "gantry.conf").string() << "\n";
+  const gantry::config::NodeConf* configuredNode = loaded ? loaded->conf.findNode(nodeName) : nullptr;
+  if (loaded && !configuredNode && !printNode && !checkConfig) {
+    std::cerr << "gantryd: node " << nodeName << " is not in " << gantryConfPath.string() << "\n";
     return 1;
-  } else {
-    nodeConf.name = nodeName;
   }
 
   gantry::agent::ReportOptions reportOptions{.confDir = confDir,
@@ -119,8 +113,36 @@ int main(int argc, char** argv) {
                                              .nvmlLibrary = nvmlLibrary,
                                              .rsmiLibrary = rsmiLibrary};
   if (!parameters.empty()) reportOptions.parameters.push_back(parameters);
+
+  if (checkConfig) {
+    // Every file on its own, then the checks a start of this node makes on
+    // this host: --check-config says yes only when the start would.
+    auto report = gantry::config::checkAll(confDir, {.nodeName = nodeName});
+    std::cout << report.toString();
+    bool ok = report.ok();
+    if (loaded && !configuredNode) {
+      std::cout << "node " << nodeName << " is not in " << gantryConfPath.string() << "\n";
+      ok = false;
+    } else if (loaded && report.ok()) {
+      auto checks = gantry::agent::checkNodeStart(loaded->conf, *configuredNode, reportOptions);
+      for (const auto& error : checks.errors) std::cout << error << "\n";
+      for (const auto& warning : checks.warnings) std::cout << "warning: " << warning << "\n";
+      ok = checks.ok();
+    }
+    return ok ? 0 : 1;
+  }
+
+  const gantry::config::GantryConf& conf = loaded->conf;
+  gantry::config::NodeConf nodeConf;
+  if (configuredNode) {
+    nodeConf = *configuredNode;
+  } else {
+    nodeConf.name = nodeName;  // -C on a node that is not configured yet
+  }
   if (printNode) {
-    auto report = gantry::agent::formatNodeReport(conf, nodeConf, reportOptions);
+    std::vector<std::string> notes;
+    auto report = gantry::agent::formatNodeReport(conf, nodeConf, reportOptions, &notes);
+    for (const auto& note : notes) std::cerr << "gantryd: " << note << "\n";
     if (!report) {
       std::cerr << "gantryd: " << report.error() << "\n";
       return 1;
@@ -128,15 +150,13 @@ int main(int argc, char** argv) {
     std::cout << *report;
     if (!printGres) return 0;
   }
-  auto hardware = gantry::agent::collectHardware(conf, nodeConf, reportOptions);
+  auto checks = gantry::agent::checkNodeStart(conf, nodeConf, reportOptions);
   // -G runs the same detection and checks as a real start, prints what it
   // found and fails the way the start would.
   if (printGres) {
-    if (!hardware) {
-      std::cerr << "gantryd: " << hardware.error() << "\n";
-      return 1;
-    }
-    std::cout << gantry::agent::formatGresReport(*hardware);
+    for (const auto& error : checks.errors) std::cerr << "gantryd: error: " << error << "\n";
+    if (!checks.ok()) return 1;
+    std::cout << gantry::agent::formatGresReport(*checks.hardware);
     return 0;
   }
 
@@ -146,13 +166,20 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (const auto& warning : loaded->warnings) spdlog::warn("{}", warning.toString());
-  if (!hardware) {
-    spdlog::critical("{}", hardware.error());
+  if (!checks.ok()) {
+    // Each problem at error level, worded as the spec words it; then why we stop.
+    for (const auto& error : checks.errors) spdlog::error("{}", error);
+    spdlog::critical("not starting: node {} cannot be set up as configured (errors above)", nodeName);
     return 1;
   }
+  const gantry::agent::HardwareReport* hardware = &*checks.hardware;
   for (const auto& line : hardware->log) spdlog::info("{}", line);
   for (const auto& warning : hardware->warnings) spdlog::warn("{}", warning);
   for (const auto& error : hardware->errors) spdlog::error("{}", error);
+  // Held until main returns: the agent's lifetime.
+  std::vector<std::string> gpuLibraryLog;
+  auto gpuLibrary = gantry::agent::holdGpuLibrary(conf, *hardware, reportOptions, &gpuLibraryLog);
+  for (const auto& line : gpuLibraryLog) spdlog::info("{}", line);
 
   if (stateDir.empty()) stateDir = gantry::config::expandPathPattern(conf.slurmdSpoolDir, nodeName, hostName());
   if (port == 0) port = nodeConf.port != 0 ? nodeConf.port : conf.slurmdPort;
@@ -165,12 +192,13 @@ int main(int argc, char** argv) {
   }
   int64_t bootTime = std::chrono::duration_cast<std::chrono::seconds>(
                          std::chrono::system_clock::now().time_since_epoch()).count();
-  std::vector<std::string> confinementLog;
+  std::vector<std::string> confinementLog, confinementWarnings;
   auto confinement = gantry::agent::prepareConfinement(
       conf, *hardware,
       gantry::agent::ConfinementSetupOptions{.confDir = confDir, .hostRoot = hostRoot, .nodeName = nodeName},
-      &confinementLog);
+      &confinementLog, &confinementWarnings);
   for (const auto& line : confinementLog) spdlog::info("{}", line);
+  for (const auto& warning : confinementWarnings) spdlog::warn("{}", warning);
   if (!confinement) {
     spdlog::critical("{}", confinement.error());
     return 1;
@@ -185,7 +213,11 @@ int main(int argc, char** argv) {
       .jobScripts = {.prolog = conf.prolog,
                      .epilog = conf.epilog,
                      .timeout = std::chrono::seconds(conf.prologEpilogTimeoutSec)}});
-  gantry::agent::AgentService service(launcher, **authenticator, uidOf(conf.slurmUser), nodeName, bootTime);
+  // The controller's Reconfigure call (scontrol reconfigure) takes the
+  // SIGHUP path below.
+  gantry::agent::ReconfigureRequests reconfigures([] { kill(getpid(), SIGHUP); });
+  gantry::agent::AgentService service(launcher, **authenticator, uidOf(conf.slurmUser), nodeName, bootTime,
+                                      &reconfigures);
 
   grpc::ServerBuilder builder;
   int boundPort = 0;
@@ -227,9 +259,11 @@ int main(int argc, char** argv) {
         g_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
         return;
       }
+      const uint64_t reconfigureTicket = reconfigures.begin();
       auto fresh = gantry::config::loadConfigSet(confDir, {.nodeName = nodeName});
       if (!fresh) {
         spdlog::error("Resuming operation, reconfigure failed.\n{}", fresh.error());
+        reconfigures.finish(reconfigureTicket, "Resuming operation, reconfigure failed.\n" + fresh.error());
         continue;
       }
       // gres.conf or Gres= may describe the node differently now: detect and
@@ -238,23 +272,26 @@ int main(int argc, char** argv) {
       auto freshHardware = gantry::agent::collectHardwareFor(fresh->gantry, nodeName, reportOptions);
       if (!freshHardware) {
         spdlog::error("Resuming operation, reconfigure failed.\n{}", freshHardware.error());
+        reconfigures.finish(reconfigureTicket, "Resuming operation, reconfigure failed.\n" + freshHardware.error());
         continue;
       }
-      std::vector<std::string> lines;
+      std::vector<std::string> lines, warnings;
       auto settings = gantry::agent::prepareConfinement(
           fresh->gantry, *freshHardware,
           gantry::agent::ConfinementSetupOptions{.confDir = confDir, .hostRoot = hostRoot, .nodeName = nodeName},
-          &lines);
+          &lines, &warnings);
       for (const auto& line : lines) spdlog::info("{}", line);
+      for (const auto& warning : warnings) spdlog::warn("{}", warning);
       if (!settings) {
         spdlog::error("Resuming operation, reconfigure failed.\n{}", settings.error());
+        reconfigures.finish(reconfigureTicket, "Resuming operation, reconfigure failed.\n" + settings.error());
         continue;
       }
       launcher.setConfinement(*settings);
       for (const auto& error : freshHardware->errors) spdlog::error("{}", error);
       link.updateHardware(freshHardware->hardware, freshHardware->errors);
-      *hardware = std::move(*freshHardware);
       spdlog::info("reconfigured from {}", confDir);
+      reconfigures.finish(reconfigureTicket, "");
     }
   });
   g_server->Wait();

@@ -68,6 +68,7 @@ class AckGateway final : public core::AgentGateway {
   }
   void suspendJob(const core::AgentAddress&, uint64_t, Callback done) override { ack(done); }
   void resumeJob(const core::AgentAddress&, uint64_t, Callback done) override { ack(done); }
+  void reconfigure(const core::AgentAddress&, Callback done) override { ack(done); }
 
  private:
   static void ack(const Callback& done) {

@@ -37,11 +37,14 @@ class AgentGateway {
   virtual void signalJob(const AgentAddress& to, uint64_t jobId, int signal, SignalScope scope, Callback done) = 0;
   virtual void suspendJob(const AgentAddress& to, uint64_t jobId, Callback done) = 0;
   virtual void resumeJob(const AgentAddress& to, uint64_t jobId, Callback done) = 0;
+  // Asks the agent to re-read its configuration (scontrol reconfigure);
+  // answered once it has, with its failure message when it could not.
+  virtual void reconfigure(const AgentAddress& to, Callback done) = 0;
 };
 
 // The real gateway: gRPC calls made on a small thread pool. A launch may
-// wait for the node's Prolog, so its deadline is `launchTimeout`; other
-// calls get 10 s.
+// wait for the node's Prolog, so its deadline is `launchTimeout`; a
+// reconfigure may rerun hardware detection and gets 20 s; other calls 10 s.
 std::unique_ptr<AgentGateway> makeGrpcAgentGateway(const auth::Authenticator& authenticator, int threads,
                                                    std::chrono::seconds launchTimeout);
 

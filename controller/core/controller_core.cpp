@@ -163,6 +163,7 @@ void ControllerCore::tick() {
   if (stopped_) return;
   checkTimeLimits();
   checkHeartbeats();
+  checkAllocationClients();
   forgetOldJobs();
   schedule();
   armTick();

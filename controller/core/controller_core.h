@@ -45,6 +45,9 @@ struct CoreOptions {
   TimerQueue* timers = nullptr;
   uint32_t slurmUserUid = 0;          // may act as administrator besides root
   int64_t keepFinishedSeconds = 300;  // MinJobAge: how long ended jobs stay listed
+  // An allocation whose salloc/srun has not called KeepAllocation for this
+  // long is ended (allocation_clients.cpp). The clients call every 2 s.
+  int64_t allocationClientTimeoutSeconds = 10;
   std::chrono::milliseconds tick{500};
 };
 
@@ -106,11 +109,17 @@ class ControllerCore {
   // Refused, keeping the running configuration, when a node would disappear
   // or a node in use would lose the CPUs or memory its jobs hold.
   void reconfigure(config::GantryConf fresh, Reply<Ok> reply);
+  // Tells every registered, answering agent to re-read its configuration
+  // (after a reconfigure of the controller). Answers once each agent did,
+  // or after 20 s, with one line per agent that failed, could not be
+  // reached or had not answered by then.
+  void reconfigureNodes(Reply<std::vector<std::string>> reply);
 
   // Drains each named node with its reason (node -> reason): problems the
   // configuration has for a node whose agent cannot say so itself, such as
-  // a gres.conf line for it that stops its agent. A node already drained
-  // for that reason is left as it is; unknown names are skipped.
+  // a gres.conf line for it that stops its agent. Registered nodes (their
+  // agent runs on its previous configuration), nodes already drained for
+  // that reason and unknown names are skipped.
   void drainForConfiguration(std::map<std::string, std::string> reasons);
 
   // Places a step inside a running job with Cluster::selectStep and starts
@@ -128,6 +137,11 @@ class ControllerCore {
   // Ends a job that has no batch script (salloc, srun outside a job).
   void completeAllocation(v1::CompleteAllocationRequest request, auth::Identity caller,
                           Reply<v1::CompleteAllocationResponse> reply);
+
+  // The salloc/srun holding allocation `job_id` is still there
+  // (allocation_clients.cpp). Only the job's owner, root or SlurmUser.
+  void keepAllocation(v1::KeepAllocationRequest request, auth::Identity caller,
+                      Reply<v1::KeepAllocationResponse> reply);
 
   // Node commands (terminate, suspend, resume) not yet acknowledged by their
   // agents; for tests.
@@ -168,6 +182,7 @@ class ControllerCore {
   void tick();
   void checkTimeLimits();
   void checkHeartbeats();
+  void checkAllocationClients();
   void forgetOldJobs();
 
   // Steps (step_manager.cpp).

@@ -15,8 +15,11 @@ namespace {
 class GrpcAgentGateway final : public AgentGateway {
  public:
   GrpcAgentGateway(const auth::Authenticator& authenticator, int threads, std::chrono::seconds launchTimeout)
-      : authenticator_(authenticator), pool_(threads), launchTimeout_(launchTimeout) {}
-  ~GrpcAgentGateway() override { pool_.join(); }
+      : authenticator_(authenticator), pool_(threads), reconfigurePool_(threads), launchTimeout_(launchTimeout) {}
+  ~GrpcAgentGateway() override {
+    pool_.join();
+    reconfigurePool_.join();
+  }
 
   void launchStep(const AgentAddress& to, v1::LaunchStepRequest request, Callback done) override {
     // The agent runs the Prolog before answering a job's first launch on
@@ -63,13 +66,28 @@ class GrpcAgentGateway final : public AgentGateway {
       return stub.ResumeJob(context, request, &reply);
     });
   }
+  void reconfigure(const AgentAddress& to, Callback done) override {
+    // A pool of their own: every agent is asked at once and each may take
+    // seconds to answer; launches and terminations must not queue behind.
+    call(reconfigurePool_, to, std::move(done), kReconfigureTimeout, [](v1::Agent::Stub& stub, grpc::ClientContext* context) {
+      v1::AgentReconfigureRequest request;
+      v1::AgentReply reply;
+      return stub.Reconfigure(context, request, &reply);
+    });
+  }
 
  private:
   static constexpr std::chrono::seconds kControlTimeout{10};
+  static constexpr std::chrono::seconds kReconfigureTimeout{20};
 
   template <typename Invoke>
   void call(const AgentAddress& to, Callback done, std::chrono::seconds timeout, Invoke invoke) {
-    boost::asio::post(pool_, [this, to, done = std::move(done), timeout, invoke = std::move(invoke)] {
+    call(pool_, to, std::move(done), timeout, std::move(invoke));
+  }
+  template <typename Invoke>
+  void call(boost::asio::thread_pool& pool, const AgentAddress& to, Callback done, std::chrono::seconds timeout,
+            Invoke invoke) {
+    boost::asio::post(pool, [this, to, done = std::move(done), timeout, invoke = std::move(invoke)] {
       auto context = rpc::makeCallContext(authenticator_, timeout);
       Status result = okStatus();
       if (!context) {
@@ -96,6 +114,7 @@ class GrpcAgentGateway final : public AgentGateway {
 
   const auth::Authenticator& authenticator_;
   boost::asio::thread_pool pool_;
+  boost::asio::thread_pool reconfigurePool_;
   std::chrono::seconds launchTimeout_;
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<v1::Agent::Stub>> stubs_;

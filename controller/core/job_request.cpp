@@ -4,6 +4,7 @@
 #include <climits>
 #include <string>
 
+#include "common/gres/gpu_bind.h"
 #include "common/util/checked.h"
 
 namespace gantry::core {
@@ -12,6 +13,7 @@ namespace {
 // Slurm's words for the two ways a size or count can be out of reach.
 constexpr const char* kMemoryUnsatisfiable = "Memory specification can not be satisfied";
 constexpr const char* kNodeConfigUnavailable = "Requested node configuration is not available";
+constexpr const char* kGresUnsupported = "Requested GRES option unsupported by configured SelectType plugin";
 constexpr const char* kTimeLimitInvalid = "Requested time limit is invalid (missing or exceeds some limit)";
 // Slurm keeps time limits in 32-bit minutes with the top value meaning
 // INFINITE; anything longer is refused, which keeps every later sum of a
@@ -92,6 +94,62 @@ Status checkMemoryProducts(const v1::JobSpec& spec) {
   return okStatus();
 }
 
+// --gpus-per-task (and --tres-per-task=gres/gpu, which arrives as it) multiplies
+// by the task count, so the job must say how many tasks it runs: -n, or
+// --ntasks-per-node, or a --gpus total that divides into tasks. A node count
+// alone leaves that open.
+Status checkGpusPerTaskHasTasks(const v1::JobSpec& spec) {
+  if (spec.gpus_per_task() == 0 || spec.ntasks() > 0 || spec.ntasks_per_node() > 0 || spec.gpus() > 0) {
+    return okStatus();
+  }
+  return Error{"--gpus-per-task (or --tres-per-task=gres/gpu): Requires the job to specify a task count "
+               "(-n/--ntasks, --ntasks-per-node, or --gpus with --gpus-per-task)"};
+}
+
+// A malformed --gpu-bind is refused when the job is submitted, not when its
+// first step starts.
+Status checkGpuBind(const v1::JobSpec& spec) {
+  if (spec.gpu_bind().empty()) return okStatus();
+  if (auto bind = gres::parseGpuBind(spec.gpu_bind()); !bind) return Error{"--gpu-bind: " + bind.error()};
+  return okStatus();
+}
+
+// --gpus-per-socket multiplies by the sockets the job uses on a node, so the
+// job must say how many (--sockets-per-node).
+Status checkGpusPerSocketHasSockets(const v1::JobSpec& spec) {
+  if (spec.gpus_per_socket() == 0 || spec.sockets_per_node() > 0) return okStatus();
+  return Error{"--gpus-per-socket: Requires the job to specify a task socket (--sockets-per-node)"};
+}
+
+// The GPU options beyond --gres belong to select/cons_tres; under
+// select/cons_res or select/linear a job using any of them is rejected.
+Status checkConsTresOptions(const v1::JobSpec& spec, const config::GantryConf& conf) {
+  if (conf.selectType == "select/cons_tres") return okStatus();
+  struct Option {
+    const char* name;
+    bool given;
+  };
+  for (const Option& option : std::initializer_list<Option>{{"--gpus", spec.gpus() > 0},
+                                                            {"--gpus-per-node", spec.gpus_per_node() > 0},
+                                                            {"--gpus-per-socket", spec.gpus_per_socket() > 0},
+                                                            {"--gpus-per-task", spec.gpus_per_task() > 0},
+                                                            {"--cpus-per-gpu", spec.cpus_per_gpu() > 0},
+                                                            {"--mem-per-gpu", spec.mem_per_gpu_mb() > 0},
+                                                            {"--gpu-freq", !spec.gpu_freq().empty()},
+                                                            {"--gpu-bind", !spec.gpu_bind().empty()}}) {
+    if (!option.given) continue;
+    return Error{std::string(kGresUnsupported) + ": " + option.name + " needs SelectType=select/cons_tres, "
+                 "this cluster runs SelectType=" + conf.selectType + " (request GPUs with --gres=gpu:N)"};
+  }
+  // Shared GPUs are a cons_tres feature too (gres/mps, gres/shard).
+  for (const auto& gres : spec.gres()) {
+    if (gres.name() != "mps" && gres.name() != "shard") continue;
+    return Error{std::string(kGresUnsupported) + ": gres/" + gres.name() +
+                 " needs SelectType=select/cons_tres, this cluster runs SelectType=" + conf.selectType};
+  }
+  return okStatus();
+}
+
 Status checkTimeLimit(const v1::JobSpec& spec) {
   if (spec.time_limit_minutes() > kMaxTimeLimitMinutes ||
       spec.time_limit_seconds() > kMaxTimeLimitMinutes * 60) {
@@ -128,13 +186,19 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
   if (auto status = checkCountProducts(spec); !status) return Error{status.failure()};
   if (auto status = checkMemoryProducts(spec); !status) return Error{status.failure()};
   if (auto status = checkTimeLimit(spec); !status) return Error{status.failure()};
+  if (auto status = checkGpusPerTaskHasTasks(spec); !status) return Error{status.failure()};
+  if (auto status = checkGpusPerSocketHasSockets(spec); !status) return Error{status.failure()};
+  if (auto status = checkGpuBind(spec); !status) return Error{status.failure()};
+  if (auto status = checkConsTresOptions(spec, conf); !status) return Error{status.failure()};
   if (spec.max_nodes() > 0 && spec.min_nodes() > spec.max_nodes()) {
     return Error{"invalid --nodes: minimum " + std::to_string(spec.min_nodes()) +
                  " is above maximum " + std::to_string(spec.max_nodes())};
   }
   select::Request request;
   request.minNodes = spec.min_nodes() > 0 ? spec.min_nodes() : 1;
-  request.maxNodes = spec.max_nodes();
+  // -N a without a maximum asks for exactly a nodes: -N1 keeps the job on
+  // one node however many tasks it has.
+  request.maxNodes = spec.max_nodes() > 0 ? spec.max_nodes() : spec.min_nodes();
   request.ntasks = spec.ntasks() > 0 ? spec.ntasks() : 1;
   request.ntasksPerNode = spec.ntasks_per_node();
   request.cpusPerTask = spec.cpus_per_task() > 0 ? spec.cpus_per_task() : 1;
@@ -181,11 +245,10 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
                                : (ignoreLinks ? select::LinkPolicy::Ignore : select::LinkPolicy::Prefer);
   request.exclusive = spec.exclusive();
   request.coreSpec = spec.core_spec();
+  // Without AllowSpecResourcesUsage=YES the two are accepted and change
+  // nothing: the node stays shared (the selection only acts on them when
+  // ClusterOptions allows it).
   request.threadSpec = spec.thread_spec();
-  if ((request.coreSpec > 0 || request.threadSpec > 0) && !conf.allowSpecResourcesUsage) {
-    return Error{std::string(request.coreSpec > 0 ? "--core-spec" : "--thread-spec") +
-                 " needs AllowSpecResourcesUsage=yes in gantry.conf"};
-  }
   return request;
 }
 

@@ -126,6 +126,8 @@ v1::LaunchStepRequest buildLaunchRequest(const JobRecord& job, const NodeRecord&
     request.set_io_port(step.interactive->io().port());
     request.set_io_token(step.interactive->io().token());
     request.set_io_pty(step.interactive->io().pty());
+    // A step that names no --gpu-bind follows its job's (sbatch/salloc).
+    request.set_gpu_bind(stepSpec.gpu_bind().empty() ? spec.gpu_bind() : stepSpec.gpu_bind());
     return request;
   }
   request.set_work_dir(spec.work_dir());

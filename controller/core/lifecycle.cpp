@@ -48,6 +48,8 @@ std::string reasonText(JobReason reason, const std::string& detail) {
     case JobReason::BatchStepLost: return "batch step lost when node " + detail + " restarted";
     case JobReason::LaunchFailed: return "launch failed: " + detail;
     case JobReason::StoreFailed: return "cannot store the job start: " + detail;
+    case JobReason::BadConstraints: return "BadConstraints: " + detail;
+    case JobReason::InactiveLimit: return "InactiveLimit";
   }
   return "None";
 }
@@ -218,6 +220,19 @@ struct JobTransition {
     if (isEnded(job.state)) return notNow("Job/step already completing or completed");
     bool started = job.state != JobState::Pending;
     return endJob(job, JobState::Cancelled, JobReason::None, "", 0, started ? SIGTERM : 0, now);
+  }
+
+  // The salloc or srun that holds an allocation is gone (killed, its host
+  // lost): nobody will use or give back the allocation, so it ends. A
+  // started one ends as a time limit does (its nodes signal the tasks, then
+  // kill them after KillWait); one still waiting is cancelled.
+  Result<Effects> operator()(const ClientGone&) {
+    if (isEnded(job.state)) return notNow("job already ended");
+    if (job.isBatch()) return notNow("a batch job has no allocating client");
+    if (job.state == JobState::Pending) {
+      return endJob(job, JobState::Cancelled, JobReason::InactiveLimit, "", 0, 0, now);
+    }
+    return endJob(job, JobState::Timeout, JobReason::InactiveLimit, "", 0, SIGTERM, now);
   }
 
   Result<Effects> operator()(const TimeLimitReached&) {

@@ -77,6 +77,8 @@ struct BatchEnded { int exitCode = 0; int signal = 0; std::string message; int64
 struct AllocationCompleted { int exitCode = 0; };
 struct Cancelled {};
 struct TimeLimitReached {};
+// The salloc/srun holding an allocation stopped calling KeepAllocation.
+struct ClientGone {};
 // A node of the job was lost: stopped answering, set DOWN by an
 // administrator, or restarted without the batch step.
 struct NodeLost { std::string node; JobReason why = JobReason::NodeNotResponding; };
@@ -89,8 +91,8 @@ struct Release {};
 using JobEvent = std::variant<job_event::Placed, job_event::StillPending, job_event::LaunchAnswered,
                               job_event::StartNotStored, job_event::BatchEnded,
                               job_event::AllocationCompleted, job_event::Cancelled,
-                              job_event::TimeLimitReached, job_event::NodeLost, job_event::Suspend,
-                              job_event::Resume, job_event::Hold, job_event::Release>;
+                              job_event::TimeLimitReached, job_event::ClientGone, job_event::NodeLost,
+                              job_event::Suspend, job_event::Resume, job_event::Hold, job_event::Release>;
 
 // Settings the lifecycle decides with.
 struct LifecyclePolicy {

@@ -62,7 +62,10 @@ void ControllerCore::drainForConfiguration(std::map<std::string, std::string> re
   onStrand([this, reasons = std::move(reasons)] {
     for (const auto& [name, reason] : reasons) {
       NodeRecord* node = state_.findNode(name);
-      if (node == nullptr || (node->admin == NodeAdminState::Drain && node->reason == reason)) continue;
+      // A registered agent keeps its previous configuration on a bad reload
+      // and goes on working: only nodes whose agent could not start drain.
+      if (node == nullptr || node->registered) continue;
+      if (node->admin == NodeAdminState::Drain && node->reason == reason) continue;
       applyNode(*node, node_event::Drain{reason});
     }
   });

@@ -48,4 +48,57 @@ void ControllerCore::reconfigure(config::GantryConf fresh, Reply<Ok> reply) {
   });
 }
 
+namespace {
+
+// How long `scontrol reconfigure` waits for the agents' answers; an agent
+// that has not answered by then is named, and goes on re-reading.
+constexpr auto kAgentAnswerWindow = std::chrono::seconds(20);
+
+}  // namespace
+
+void ControllerCore::reconfigureNodes(Reply<std::vector<std::string>> reply) {
+  onStrand([this, reply = std::move(reply)]() mutable {
+    // A node that is not registered or not answering reads its files when
+    // its agent starts again; asking it would only wait for a timeout.
+    std::vector<AgentAddress> targets;
+    for (const auto& node : state_.nodes) {
+      if (!node.registered || node.notResponding) continue;
+      targets.push_back(AgentAddress{.node = node.conf.name, .addr = node.addr, .port = node.port});
+    }
+    if (targets.empty()) return reply(std::vector<std::string>{});
+    // Touched on the strand only.
+    struct Gathered {
+      std::set<std::string> waiting;
+      std::vector<std::string> problems;
+      Reply<std::vector<std::string>> reply;
+      TimerQueue::TimerId window = 0;
+      bool answered = false;
+    };
+    auto gathered = std::make_shared<Gathered>();
+    gathered->reply = std::move(reply);
+    for (const auto& to : targets) gathered->waiting.insert(to.node);
+    auto finish = [gathered] {
+      if (gathered->answered) return;
+      gathered->answered = true;
+      for (const auto& node : gathered->waiting) {
+        gathered->problems.push_back("node " + node + ": did not answer within " +
+                                     std::to_string(kAgentAnswerWindow.count()) + " s");
+      }
+      gathered->reply(std::move(gathered->problems));
+    };
+    gathered->window = timers_->after(kAgentAnswerWindow, [this, finish] { onStrand(finish); });
+    for (const auto& to : targets) {
+      options_.agents->reconfigure(to, [this, gathered, finish, node = to.node](const Status& answer) {
+        onStrand([this, gathered, finish, node, answer] {
+          if (gathered->answered || gathered->waiting.erase(node) == 0) return;
+          if (!answer) gathered->problems.push_back("node " + node + ": " + answer.error());
+          if (!gathered->waiting.empty()) return;
+          timers_->cancel(gathered->window);
+          finish();
+        });
+      });
+    }
+  });
+}
+
 }  // namespace gantry::core

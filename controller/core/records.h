@@ -62,6 +62,8 @@ enum class JobReason {
   BatchStepLost,      // detail: the node
   LaunchFailed,       // detail: the agent's answer
   StoreFailed,        // detail: the store's error
+  BadConstraints,     // detail: why the stored request no longer passes the submit checks
+  InactiveLimit,      // the salloc/srun holding the allocation stopped answering
 };
 std::string reasonText(JobReason reason, const std::string& detail);
 
@@ -108,6 +110,10 @@ struct JobRecord {
   std::vector<std::string> nodeNames;
   bool holdsResources = false;
   bool launchInFlight = false;  // batch launch sent, answer not yet back
+  // spec.client_keepalive allocations: when their salloc/srun last called
+  // KeepAllocation (not stored: a restarted controller counts from its
+  // start).
+  int64_t clientSeenAt = 0;
 
   std::map<std::string, uint64_t> dmemPeakBytes;  // "<node>:<region>" -> bytes
   uint32_t nextStepId = 0;

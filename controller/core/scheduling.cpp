@@ -47,7 +47,12 @@ void ControllerCore::schedule() {
     const select::PartitionView* view = state_.partitionView(job->spec.partition());
     if (view == nullptr) continue;
     auto request = toSelectRequest(job->spec);
-    if (!request) continue;
+    if (!request) {
+      // Accepted once, refused now (the configuration changed since, e.g.
+      // SelectType): it waits, and says why, until it is fixed or cancelled.
+      (void)applyJob(*job, job_event::StillPending{JobReason::BadConstraints, request.error()});
+      continue;
+    }
     select::SelectTrace trace;
     select::Outcome outcome = state_.cluster.select(*request, *view, conf_.debugSelectType ? &trace : nullptr);
     for (const auto& rejection : trace) {

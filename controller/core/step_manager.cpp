@@ -6,9 +6,11 @@
 // goes on numbering after the last one.
 #include <algorithm>
 
+#include "common/gres/gpu_bind.h"
 #include "common/hostlist/hostlist.h"
 #include "controller/core/controller_core.h"
 #include "controller/core/job_request.h"
+#include "controller/core/step_gres.h"
 #include "controller/rpc/views.h"
 
 namespace gantry::core {
@@ -19,10 +21,14 @@ namespace {
 constexpr const char* kStepCreationDisabled = "Job step creation temporarily disabled, retrying";
 constexpr const char* kNodesBusy = "Requested nodes are busy";
 
-// A step that names no task count runs as many tasks as the job, spread
-// over all of the job's nodes, as srun does inside an allocation.
+// A step that names no task count runs one task per node when it names a
+// node count, otherwise as many tasks as the job, spread over all of the
+// job's nodes: srun's defaults inside an allocation.
 v1::JobSpec withJobDefaults(v1::JobSpec step, const JobRecord& job) {
-  if (step.ntasks() == 0 && step.ntasks_per_node() == 0) {
+  if (step.ntasks() == 0 && step.ntasks_per_node() == 0 && step.min_nodes() > 0) {
+    // srun -N k without -n runs one task on each of k nodes, as in Slurm.
+    step.set_ntasks(step.min_nodes());
+  } else if (step.ntasks() == 0 && step.ntasks_per_node() == 0) {
     int nodes = static_cast<int>(job.nodeNames.size());
     int jobTasks = job.spec.ntasks() > 0 ? job.spec.ntasks() : nodes;
     step.set_ntasks(std::max(jobTasks, 1));
@@ -58,11 +64,16 @@ void ControllerCore::createStep(v1::CreateStepRequest request, auth::Identity ca
       return reply(Error{ErrorCode::Invalid, "Job/step already completing or completed"});
     }
     if (request.argv_size() == 0) return reply(Error{"argv: the step has no command to run"});
+    const std::string& gpuBind = request.spec().gpu_bind().empty() ? job->spec.gpu_bind() : request.spec().gpu_bind();
+    if (auto bind = gres::parseGpuBind(gpuBind); !gpuBind.empty() && !bind) {
+      return reply(Error{"--gpu-bind: " + bind.error()});
+    }
 
     auto jobRequest = toSelectRequest(job->spec);
     if (!jobRequest) return reply(Error{jobRequest.failure()});
     *request.mutable_spec() = withJobDefaults(request.spec(), *job);
-    auto stepRequest = toSelectRequest(request.spec());
+    const v1::JobSpec asked = request.spec();
+    auto stepRequest = toSelectRequest(withJobGresRequest(request.spec(), *job));
     if (!stepRequest) return reply(Error{stepRequest.failure()});
 
     std::vector<select::Allocation> running;
@@ -72,6 +83,8 @@ void ControllerCore::createStep(v1::CreateStepRequest request, auth::Identity ca
     select::Outcome outcome = state_.cluster.selectStep(*jobRequest, job->allocation, running, *stepRequest);
     if (outcome.verdict == select::Verdict::NotNow) return reply(Error{ErrorCode::NotNow, kNodesBusy});
     if (outcome.verdict == select::Verdict::Never) return reply(Error{ErrorCode::Never, outcome.reason});
+
+    dropImplicitGres(asked, *job, outcome.allocation);
 
     StepRecord step;
     step.id = job->nextStepId++;

@@ -85,6 +85,8 @@ Status checkRequest(const v1::GetStepRequest& request) {
 
 Status checkRequest(const v1::CompleteAllocationRequest& request) { return jobId(request.job_id(), "job_id"); }
 
+Status checkRequest(const v1::KeepAllocationRequest& request) { return jobId(request.job_id(), "job_id"); }
+
 Status checkRequest(const v1::RegisterRequest& request) {
   if (auto status = notEmpty(request.node_name(), "node_name"); !status) return status;
   if (auto status = inRange(request.port(), 0, kMaxPort, "port"); !status) return status;

@@ -20,6 +20,7 @@ Status checkRequest(const v1::GetBatchScriptRequest& request);
 Status checkRequest(const v1::CreateStepRequest& request);
 Status checkRequest(const v1::GetStepRequest& request);
 Status checkRequest(const v1::CompleteAllocationRequest& request);
+Status checkRequest(const v1::KeepAllocationRequest& request);
 Status checkRequest(const v1::RegisterRequest& request);
 Status checkRequest(const v1::HeartbeatRequest& request);
 Status checkRequest(const v1::StepCompleteRequest& request);

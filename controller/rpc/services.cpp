@@ -172,6 +172,33 @@ grpc::Status ControllerService::CompleteAllocation(grpc::ServerContext* context,
       [&](auto reply) { core_.completeAllocation(*request, *caller, std::move(reply)); }, response);
 }
 
+grpc::Status ControllerService::KeepAllocation(grpc::ServerContext* context, const v1::KeepAllocationRequest* request,
+                                               v1::KeepAllocationResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.failure());
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
+  return await<v1::KeepAllocationResponse>(
+      [&](auto reply) { core_.keepAllocation(*request, *caller, std::move(reply)); }, response);
+}
+
+grpc::Status ControllerService::Reconfigure(grpc::ServerContext* context, const v1::ReconfigureRequest*,
+                                            v1::ReconfigureResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.failure());
+  if (!core_.isAdministrator(*caller)) {
+    return rpc::toGrpcStatus(Error{ErrorCode::Denied, "Access/permission denied"});
+  }
+  if (reloader_ == nullptr) {
+    return rpc::toGrpcStatus(Error{ErrorCode::Internal, "this controller cannot re-read its configuration"});
+  }
+  // Reads files and waits for the agents: on this handler thread, never on
+  // the core's strand.
+  auto reloaded = reloader_->reload();
+  if (!reloaded) return rpc::toGrpcStatus(reloaded.failure());
+  for (const auto& problem : *reloaded) response->add_node_errors(problem);
+  return grpc::Status::OK;
+}
+
 grpc::Status ControllerAgentService::checkAgent(grpc::ServerContext* context) {
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "common/auth/identity.h"
+#include "controller/config_reload.h"
 #include "controller/core/controller_core.h"
 #include "gantry/v1/controller.grpc.pb.h"
 
@@ -11,8 +12,10 @@ namespace gantry::ctlrpc {
 
 class ControllerService final : public v1::Controller::Service {
  public:
-  ControllerService(core::ControllerCore& core, const auth::Authenticator& authenticator)
-      : core_(core), authenticator_(authenticator) {}
+  // Without a reloader, Reconfigure is refused (in-process tests).
+  ControllerService(core::ControllerCore& core, const auth::Authenticator& authenticator,
+                    ctl::ConfigReloader* reloader = nullptr)
+      : core_(core), authenticator_(authenticator), reloader_(reloader) {}
 
   grpc::Status SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest*, v1::SubmitJobResponse*) override;
   grpc::Status CancelJob(grpc::ServerContext*, const v1::CancelJobRequest*, v1::CancelJobResponse*) override;
@@ -31,11 +34,15 @@ class ControllerService final : public v1::Controller::Service {
   grpc::Status GetStep(grpc::ServerContext*, const v1::GetStepRequest*, v1::GetStepResponse*) override;
   grpc::Status CompleteAllocation(grpc::ServerContext*, const v1::CompleteAllocationRequest*,
                                   v1::CompleteAllocationResponse*) override;
+  grpc::Status KeepAllocation(grpc::ServerContext*, const v1::KeepAllocationRequest*,
+                              v1::KeepAllocationResponse*) override;
+  grpc::Status Reconfigure(grpc::ServerContext*, const v1::ReconfigureRequest*, v1::ReconfigureResponse*) override;
 
  private:
   grpc::Status jobAction(grpc::ServerContext*, core::ControllerCore::JobAction, uint64_t jobId);
   core::ControllerCore& core_;
   const auth::Authenticator& authenticator_;
+  ctl::ConfigReloader* reloader_;
 };
 
 // Only root or SlurmUser (the agents) may call these.

@@ -2,6 +2,7 @@
 // a device mask holds).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -28,6 +29,20 @@ class CpuSet {
     for (uint64_t w : words_)
       if (w) return false;
     return true;
+  }
+  // True when a cpu is in both sets (sets of different sizes compare over
+  // the shorter).
+  bool intersects(const CpuSet& other) const {
+    size_t n = std::min(words_.size(), other.words_.size());
+    for (size_t i = 0; i < n; ++i)
+      if (words_[i] & other.words_[i]) return true;
+    return false;
+  }
+  // Adds every cpu of `other` that lies within this set's size.
+  void unite(const CpuSet& other) {
+    size_t n = std::min(words_.size(), other.words_.size());
+    for (size_t i = 0; i < n; ++i) words_[i] |= other.words_[i];
+    trim();
   }
   // Keeps the set at `size` cpus, dropping ids beyond it.
   void resize(int size, bool fillNew) {

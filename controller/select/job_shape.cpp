@@ -137,12 +137,15 @@ Result<JobShape> shapeJob(const Request& r, const ShapeOptions& options) {
   shape.maxNodes = maxNodes;
   shape.ntasks = ntasks;
 
-  // A job stays on one node when it cannot be spread: at most one node, a
-  // single task, or all tasks on one node by --ntasks-per-node.
-  bool oneNode = maxNodes == 1 || (minNodes == 1 && ntasks == 1 && r.gpus == 0) ||
-                 (minNodes == 1 && r.ntasksPerNode >= ntasks && r.ntasksPerNode > 0 && r.maxNodes <= 1);
+  // A job stays on one node when it cannot be spread: at most one node, or,
+  // without a node range (-N a-b, b > 1) that invites spreading, a single
+  // task or all tasks on one node by --ntasks-per-node.
+  bool nodeRange = r.maxNodes > 1;
+  bool tasksFitOneNode = (ntasks == 1 && r.gpus == 0) || (r.ntasksPerNode > 0 && r.ntasksPerNode >= ntasks);
+  bool oneNode = maxNodes == 1 || (!nodeRange && minNodes == 1 && tasksFitOneNode);
   shape.canSpread = !oneNode;
-  shape.tasksPerNodeFixed = maxNodes == 1 || r.ntasksPerNode > 0;
+  // On one node every task is there; otherwise only --ntasks-per-node says.
+  shape.tasksPerNodeFixed = oneNode || r.ntasksPerNode > 0;
 
   // Typed requests first, so an untyped one of the same name takes what is left.
   std::vector<GresRequest> gres = r.gresPerNode;

@@ -61,17 +61,18 @@ SocketMask socketsOf(const NodeState& node, gres::DeviceMask devices) {
   return mask;
 }
 
-// Whole-node: every undrained device except Flags=explicit ones nobody named.
-gres::DeviceMask wholeNodeDevices(const NodeState& node, gres::DeviceMask drained, const JobShape& shape) {
-  gres::DeviceMask given = 0;
-  for (int d = 0; d < std::popcount(node.allDevices); ++d) {
-    const auto& device = node.info.devices[d];
-    bool named = std::any_of(shape.demands.begin(), shape.demands.end(),
-                             [&](const DeviceDemand& x) { return x.name == device.name; });
-    if (device.explicitOnly && !named) continue;
-    given |= gres::bitOf(d);
-  }
-  return given & ~drained;
+// Flags=explicit devices: a whole-node job gets only those it asks for.
+gres::DeviceMask explicitDevices(const NodeState& node) {
+  gres::DeviceMask mask = 0;
+  for (int d = 0; d < std::popcount(node.allDevices); ++d)
+    if (node.info.devices[d].explicitOnly) mask |= gres::bitOf(d);
+  return mask;
+}
+
+// Whole-node: every undrained device but the Flags=explicit ones, which the
+// demands take one by one as asked.
+gres::DeviceMask wholeNodeDevices(const NodeState& node, gres::DeviceMask drained) {
+  return node.allDevices & ~explicitDevices(node) & ~drained;
 }
 
 // One planning attempt: devices first (they decide the sockets), then cpus,
@@ -126,7 +127,7 @@ class NodePlan {
                                     : takeDevices(demand, wanted, named & wholeFree);
       if (rule) return rule;
     }
-    if (whole_) taken_ |= wholeNodeDevices(node_, drained_, in_.shape) & allowed_;
+    if (whole_) taken_ |= wholeNodeDevices(node_, drained_) & allowed_;
     if (in_.tasks == 0 && taken_ == 0 && shares_.empty()) return rules::kNoTasks;
     return nullptr;
   }
@@ -220,16 +221,38 @@ class NodePlan {
 
   // Whole nodes are exempt from chunk rules and get every device anyway, so
   // only the count and, under enforce-links, the links of all of them matter.
+  // Flags=explicit devices are the exception: of those, only as many as the
+  // demand still needs beyond the node's other devices are given.
   const char* takeWholeNodeDemand(const DeviceDemand& demand, int wanted, gres::DeviceMask named) {
     gres::DeviceMask given = named & ~drained_ & allowed_;
     if (std::popcount(given) < wanted && demand.kind != DemandKind::PerJob) return rules::kDevices;
     const char* ignored = nullptr;
     bool chunked = chunkDomainFor(node_, demand, &ignored) != nullptr;
+    if (gres::DeviceMask onlyIfAsked = given & explicitDevices(node_)) {
+      gres::DeviceMask implicit = given & ~onlyIfAsked;
+      int fromExplicit = std::max(0, wanted - std::popcount(implicit));
+      DevicePick pick = pickExplicit(demand, fromExplicit, onlyIfAsked & ~taken_, chunked);
+      if (pick.rule) return pick.rule;
+      given = implicit | pick.devices;
+    }
     if (r_.links == LinkPolicy::Enforce && !chunked && !node_.links.allPairwiseLinked(given))
       return rules::kLinksWholeNode;
     taken_ |= given;
     if (demand.kind == DemandKind::PerJob) result_.perJobGpus = std::min(wanted, std::popcount(given));
     return nullptr;
+  }
+
+  // `count` of a demand's Flags=explicit devices on a whole node: no chunk
+  // rules (the whole-node exemption holds), and chunked devices ignore links.
+  DevicePick pickExplicit(const DeviceDemand& demand, int count, gres::DeviceMask available, bool chunked) const {
+    if (count == 0) return DevicePick{};
+    DevicePickInput pickInput{.demand = demand,
+                              .count = count,
+                              .available = available,
+                              .links = chunked ? LinkPolicy::Ignore : r_.links,
+                              .socketsPerNode = in_.shape.socketsPerNode,
+                              .chunkRules = false};
+    return pickForDemand(node_, pickInput);
   }
 
   const char* takeDevices(const DeviceDemand& demand, int wanted, gres::DeviceMask available) {

@@ -32,6 +32,7 @@ Result<BackendResult> detectNvidiaProcfs(const DetectOptions& options, const Cpu
 Result<BackendResult> detectNvml(const DetectOptions& options, const CpuTopology& topology);
 Result<BackendResult> detectAmdSysfs(const DetectOptions& options, const CpuTopology& topology);
 Result<BackendResult> detectRsmi(const DetectOptions& options, const CpuTopology& topology);
+Result<BackendResult> detectNeuronSysfs(const DetectOptions& options, const CpuTopology& topology);
 
 // Core ids of the given OS CPU numbers, sorted, without duplicates.
 std::vector<int> coresOfCpus(const CpuTopology& topology, const std::vector<int>& cpus);

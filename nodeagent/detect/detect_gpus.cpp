@@ -33,6 +33,7 @@ std::optional<Backend> backendFor(const std::string& mechanism) {
   if (mechanism == "nvml") return detectNvml;
   if (mechanism == "amd") return detectAmdSysfs;
   if (mechanism == "rsmi") return detectRsmi;
+  if (mechanism == "nrt") return detectNeuronSysfs;
   return std::nullopt;
 }
 
@@ -91,15 +92,21 @@ Result<std::vector<FoundGpu>> runMechanisms(const DetectOptions& options, const 
                                             std::vector<std::string>* log) {
   const std::string& mechanism = options.autoDetect;
   if (mechanism.empty() || mechanism == "off") return std::vector<FoundGpu>{};
-  if (mechanism == "oneapi" || mechanism == "nrt") {
-    return Error{"AutoDetect=" + mechanism + ": not available in this build (supported: nvml, nvidia, rsmi, amd, full, off)"};
+  if (mechanism == "oneapi") {
+    return Error{"AutoDetect=oneapi: not available in this build (supported: nvml, nvidia, rsmi, amd, nrt, full, off)"};
   }
   if (mechanism == "full") {
     // Library mechanisms first (they see MIG and links), then the driver-only
-    // ones; the first that finds a device wins.
-    for (const char* name : {"nvml", "rsmi", "nvidia", "amd"}) {
+    // ones; the first that finds a device wins. A mechanism that cannot run
+    // here (no library, or a library that fails to start, like ROCm SMI on
+    // a node without amdgpu) is logged and skipped, so it never hides the
+    // devices another one can see.
+    for (const char* name : {"nvml", "rsmi", "nvidia", "amd", "nrt"}) {
       auto found = (*backendFor(name))(options, topology);
-      if (!found) return Error{found.error()};
+      if (!found) {
+        if (log) log->push_back("AutoDetect=full: skipping " + std::string(name) + ": " + found.error());
+        continue;
+      }
       if (found->unavailable) {
         if (log) log->push_back("AutoDetect=full: skipping " + std::string(name) + ": " + found->note);
         continue;

@@ -25,7 +25,11 @@ Status checkCoresAlignWithSockets(const std::vector<int>& cores, const detect::C
       return std::binary_search(cores.begin(), cores.end(), core);
     });
     if (inside != 0 && inside != socket.size()) {
-      return Error{subject.where + "gres/" + subject.gresName + " GRES " + what + subject.nodeName +
+      // The autodetected case keeps the spec's wording to the letter,
+      // including the name of the check it gives, so an administrator can
+      // look the line up as the spec prints it.
+      std::string check = subject.autodetected ? "_check_core_range_matches_sock: " : "";
+      return Error{subject.where + check + "gres/" + subject.gresName + " GRES " + what + subject.nodeName +
                    " doesn't match socket boundaries. (Socket " + std::to_string(s) + " is cores " +
                    detect::formatIdList(socket) + ")"};
     }

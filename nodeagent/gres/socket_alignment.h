@@ -19,8 +19,10 @@ struct CoreCheckSubject {
 
 // Ok when every socket holds either all or none of `cores`, and every core
 // exists. Otherwise the error names the GRES, node, cores and the first
-// socket split, e.g. "gres/gpu GRES autodetected core affinity 0-7 on node
-// node0 doesn't match socket boundaries. (Socket 0 is cores 0-1)".
+// socket split, e.g. "_check_core_range_matches_sock: gres/gpu GRES
+// autodetected core affinity 0-7 on node node0 doesn't match socket
+// boundaries. (Socket 0 is cores 0-1)" (the spec's line; the agent logs it
+// at error level).
 Status checkCoresAlignWithSockets(const std::vector<int>& cores, const detect::CpuTopology& topology,
                                   const CoreCheckSubject& subject);
 

@@ -33,6 +33,13 @@ Confinement confinementFor(const ConfinementSettings& settings, const v1::Launch
     if (c.constrainDevices) out.spec["node_gpu_files"] = settings.nodeGpuFiles;
   }
   if (!settings.gresFlags.empty()) out.spec["gres_flags"] = settings.gresFlags;
+  out.spec["node_has_gpus"] = !settings.nodeGpuFiles.empty();
+  if (!step.gpu_bind().empty()) {
+    // closest and single follow the task's CPUs to the GPUs' sockets.
+    out.spec["gpu_bind"] = step.gpu_bind();
+    out.spec["gpu_sockets"] = settings.gpuSockets;
+    out.spec["socket_cores"] = settings.socketCores;
+  }
   if (settings.resctrlRoot) {
     // One group per job and node: chosen from every GPU the job holds here,
     // so each of its steps lands in the same group.

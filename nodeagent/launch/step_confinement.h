@@ -31,6 +31,7 @@ struct ConfinementSettings {
   int socketCount = 1;
   // Sockets each GPU is attached to, by GPU index (empty: unknown).
   std::vector<std::vector<int>> gpuSockets;
+  std::vector<std::vector<int>> socketCores;  // cores of each socket (for --gpu-bind)
   std::vector<std::string> gresFlags;  // flags of the node's GPU records (env_uuid, amd_gpu_env, ...)
 };
 

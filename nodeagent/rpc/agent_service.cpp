@@ -79,4 +79,17 @@ grpc::Status AgentService::Ping(grpc::ServerContext* context, const v1::PingRequ
   return grpc::Status::OK;
 }
 
+grpc::Status AgentService::Reconfigure(grpc::ServerContext* context, const v1::AgentReconfigureRequest*,
+                                       v1::AgentReply*) {
+  if (auto status = authorize(context); !status.ok()) return status;
+  if (reconfigures_ == nullptr) {
+    return rpc::toGrpcStatus(Error{ErrorCode::Internal, "this agent cannot be reconfigured remotely"});
+  }
+  // Detection and resctrl setup may take a while; the controller's call
+  // allows 20 s, and scontrol waits 30 s for the controller.
+  auto done = reconfigures_->requestAndWait(std::chrono::seconds(15));
+  if (!done) return rpc::toGrpcStatus(done.failure());
+  return grpc::Status::OK;
+}
+
 }  // namespace gantry::agent

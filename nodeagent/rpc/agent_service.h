@@ -6,18 +6,20 @@
 #include "common/auth/identity.h"
 #include "gantry/v1/agent.grpc.pb.h"
 #include "nodeagent/launch/step_launcher.h"
+#include "nodeagent/reconfigure_requests.h"
 
 namespace gantry::agent {
 
 class AgentService final : public v1::Agent::Service {
  public:
   AgentService(StepLauncher& launcher, const auth::Authenticator& authenticator, uint32_t slurmUserUid,
-               std::string nodeName, int64_t bootTime)
+               std::string nodeName, int64_t bootTime, ReconfigureRequests* reconfigures = nullptr)
       : launcher_(launcher),
         authenticator_(authenticator),
         slurmUserUid_(slurmUserUid),
         nodeName_(std::move(nodeName)),
-        bootTime_(bootTime) {}
+        bootTime_(bootTime),
+        reconfigures_(reconfigures) {}
 
   grpc::Status LaunchStep(grpc::ServerContext*, const v1::LaunchStepRequest*, v1::LaunchStepResponse*) override;
   grpc::Status SignalJob(grpc::ServerContext*, const v1::SignalJobRequest*, v1::AgentReply*) override;
@@ -25,6 +27,8 @@ class AgentService final : public v1::Agent::Service {
   grpc::Status ResumeJob(grpc::ServerContext*, const v1::AgentJobRequest*, v1::AgentReply*) override;
   grpc::Status TerminateJob(grpc::ServerContext*, const v1::AgentJobRequest*, v1::AgentReply*) override;
   grpc::Status Ping(grpc::ServerContext*, const v1::PingRequest*, v1::PingResponse*) override;
+  // Answered once the reload it asked for (the SIGHUP path) has ended.
+  grpc::Status Reconfigure(grpc::ServerContext*, const v1::AgentReconfigureRequest*, v1::AgentReply*) override;
 
  private:
   grpc::Status authorize(grpc::ServerContext* context) const;
@@ -34,6 +38,7 @@ class AgentService final : public v1::Agent::Service {
   uint32_t slurmUserUid_;
   std::string nodeName_;
   int64_t bootTime_;
+  ReconfigureRequests* reconfigures_;  // null: Reconfigure is refused
 };
 
 }  // namespace gantry::agent

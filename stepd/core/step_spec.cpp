@@ -113,6 +113,10 @@ Result<StepSpec> parseObject(const json& doc) {
   readOptional(doc, "submit_dir", spec.submit_dir);
   readOptional(doc, "gres_flags", spec.gres_flags);
   readOptional(doc, "node_gpu_files", spec.node_gpu_files);
+  readOptional(doc, "node_has_gpus", spec.node_has_gpus);
+  readOptional(doc, "gpu_bind", spec.gpu_bind);
+  readOptional(doc, "gpu_sockets", spec.gpu_sockets);
+  readOptional(doc, "socket_cores", spec.socket_cores);
   readOptional(doc, "host_root", spec.host_root);
   if (spec.tasks_on_node < 1) return Error{"spec.json: key \"tasks_on_node\" must be at least 1"};
   if (auto it = doc.find("gpus"); it != doc.end() && !it->is_null()) {

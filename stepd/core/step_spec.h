@@ -91,7 +91,16 @@ struct StepSpec {
   // Every GPU device file of the node (allocated or not); with
   // ConstrainDevices the ones not allocated to the step are refused to it.
   std::vector<std::string> node_gpu_files;
+  // The node has GPUs: a step given none of them must not see GPU
+  // variables it inherited (from the batch script that started srun).
+  bool node_has_gpus = false;
   std::vector<std::string> gres_flags;
+  // --gpu-bind as the user gave it ("" = none); the sockets of each of the
+  // node's GPUs by GPU index (empty = unknown), and the cores of each socket,
+  // for the bindings that follow the task's CPUs (closest, single).
+  std::string gpu_bind;
+  std::vector<std::vector<int>> gpu_sockets;
+  std::vector<std::vector<int>> socket_cores;
   std::optional<CgroupSpec> cgroup;
   std::optional<ResctrlSpec> resctrl;
   // Present for srun's steps: output, input and signals travel over gRPC

@@ -94,7 +94,17 @@ Environment gpuEnvironment(const StepSpec& spec, const GpuEnvironmentOptions& op
   if (mps && !options.for_prolog) {
     visible = "0";
   } else {
-    visible = join(deviceIds(devices, spec.gres_flags, options.devices_constrained && !options.for_prolog));
+    auto ids = deviceIds(devices, spec.gres_flags, options.devices_constrained && !options.for_prolog);
+    if (options.bound_gpus != nullptr && !options.for_prolog) {
+      // A bound task names only its own devices, with the ids it would
+      // have among all of the step's (what the confined task sees).
+      std::vector<std::string> bound;
+      for (size_t position : *options.bound_gpus) {
+        if (position < ids.size()) bound.push_back(ids[position]);
+      }
+      ids = std::move(bound);
+    }
+    visible = join(ids);
   }
   for (const auto& name : visibleDeviceVariables(devices, spec.gres_flags)) env[name] = visible;
   if (env.count("CUDA_VISIBLE_DEVICES") && !options.for_prolog) env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
@@ -148,9 +158,16 @@ Environment taskEnvironment(const StepSpec& spec, const TaskEnvironmentOptions& 
   env["SLURM_JOB_GID"] = std::to_string(spec.gid);
   env["SLURM_JOB_USER"] = spec.user;
   env["SLURM_JOB_SLUID"] = jobSluid(spec.cluster, spec.job_id);
+  if (spec.gpus.empty() && spec.node_has_gpus) {
+    // A step without GPUs on a GPU node sees none, whatever it inherited
+    // (srun in a batch script passes the script's variables on).
+    for (const char* name : {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ZE_AFFINITY_MASK"})
+      env.erase(name);
+  }
   const bool dmem = spec.cgroup && spec.cgroup->constrain_device_memory;
   for (auto& [name, value] : gpuEnvironment(spec, {.devices_constrained = options.devices_constrained,
-                                                   .device_memory_constrained = dmem}))
+                                                   .device_memory_constrained = dmem,
+                                                   .bound_gpus = options.bound_gpus ? &*options.bound_gpus : nullptr}))
     env[name] = value;
   return env;
 }

@@ -17,7 +17,9 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "stepd/core/step_spec.h"
 
@@ -29,6 +31,9 @@ struct GpuEnvironmentOptions {
   bool devices_constrained = false;        // the task only sees its devices
   bool device_memory_constrained = false;  // ConstrainDeviceMemory=yes
   bool for_prolog = false;                 // node indexes, no per-step variables
+  // --gpu-bind: the task's GPUs as positions among the step's distinct
+  // devices in node-index order (see gpu_binding.h); null = all of them.
+  const std::vector<size_t>* bound_gpus = nullptr;
 };
 
 Environment gpuEnvironment(const StepSpec& spec, const GpuEnvironmentOptions& options);
@@ -38,10 +43,15 @@ struct TaskEnvironmentOptions {
   // True only when the device filter really confines the task; the caller
   // decides, since a requested but unapplied filter leaves every device visible.
   bool devices_constrained = false;
+  // --gpu-bind: the task's GPUs among the step's (see GpuEnvironmentOptions).
+  std::optional<std::vector<size_t>> bound_gpus;
 };
 
 // The submitted environment, then the SLURM_* variables and the GPU
-// variables on top (ours win over submitted ones of the same name).
+// variables on top (ours win over submitted ones of the same name). A step
+// with no GPU on a node that has GPUs loses the submitted visible-device
+// variables (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL,
+// ZE_AFFINITY_MASK).
 Environment taskEnvironment(const StepSpec& spec, const TaskEnvironmentOptions& options);
 
 // For the Prolog and Epilog: node-index CUDA_VISIBLE_DEVICES,

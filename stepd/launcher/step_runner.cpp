@@ -24,6 +24,7 @@
 #include "stepd/cgroup/device_filter.h"
 #include "stepd/cgroup/step_cgroup.h"
 #include "stepd/core/dmem_limits.h"
+#include "stepd/core/gpu_binding.h"
 #include "stepd/core/step_control.h"
 #include "stepd/core/step_spec.h"
 #include "stepd/core/task_environment.h"
@@ -142,6 +143,13 @@ class StepRunner {
     for (const auto& gpu : spec_.gpus) allocated.insert(allocated.end(), gpu.files.begin(), gpu.files.end());
     auto denied = deviceNumbers(filesToDeny(spec_.node_gpu_files, allocated), spec_.host_root);
     if (!denied) return Error{"ConstrainDevices: " + denied.error()};
+    if (denied->empty()) {
+      // The step holds every GPU of the node: there is nothing to refuse,
+      // so no filter is needed, and the task sees exactly its devices.
+      devices_constrained_ = true;
+      log_.info("cgroup: the step holds every GPU of the node; no device file to refuse");
+      return okStatus();
+    }
     if (auto s = attachDeviceFilter(cgroup_->stepPath(), *denied); !s) return Error{"ConstrainDevices: " + s.error()};
     devices_constrained_ = true;
     log_.info("cgroup: " + std::to_string(denied->size()) + " device file(s) of other GPUs refused to the step");
@@ -186,6 +194,12 @@ class StepRunner {
     }
     auto argv = taskArgv();
     if (!argv) return Error{argv.error()};
+    std::optional<gres::GpuBind> gpu_bind;
+    if (!spec_.gpu_bind.empty()) {
+      auto parsed = gres::parseGpuBind(spec_.gpu_bind);
+      if (!parsed) return Error{"--gpu-bind: " + parsed.error()};
+      gpu_bind = *parsed;
+    }
     if (spec_.io) {
       io_ = std::make_unique<IoForwarder>(spec_, *spec_.io);
     } else {
@@ -202,9 +216,13 @@ class StepRunner {
       } else {
         task_streams = streams_->forTask(local);
       }
+      std::optional<std::vector<size_t>> bound_gpus;
+      if (gpu_bind && !spec_.gpus.empty()) bound_gpus = bindGpus(*gpu_bind, local, task_streams.err);
       TaskLaunch launch{
           .argv = *argv,
-          .env = taskEnvironment(spec_, {.local_task_id = local, .devices_constrained = devices_constrained_}),
+          .env = taskEnvironment(spec_, {.local_task_id = local,
+                                         .devices_constrained = devices_constrained_,
+                                         .bound_gpus = bound_gpus}),
           .work_dir = spec_.work_dir,
           .stdin_fd = task_streams.in,
           .stdout_fd = task_streams.out,
@@ -224,6 +242,21 @@ class StepRunner {
     log_.info("started " + std::to_string(tasks_.size()) + " task(s) of step " + std::to_string(spec_.job_id) +
               "." + spec_.step_id);
     return okStatus();
+  }
+
+  // The GPUs --gpu-bind gives local task `local`; what the task should know
+  // about it (a binding that could not be followed, verbose) goes to its
+  // standard error before it starts.
+  std::vector<size_t> bindGpus(const gres::GpuBind& bind, int local, int stderr_fd) {
+    TaskGpuBinding binding = bindTaskGpus(spec_, bind, local, devices_constrained_);
+    std::string report = binding.note.empty() ? "" : binding.note + "\n";
+    if (bind.verbose) report += describeBinding(spec_, local, binding) + "\n";
+    if (!report.empty()) {
+      log_.info(report.substr(0, report.size() - 1));
+      if (stderr_fd >= 0 && ::write(stderr_fd, report.data(), report.size()) < 0)
+        log_.info(std::string("gpu-bind: cannot tell the task: ") + std::strerror(errno));
+    }
+    return binding.positions;
   }
 
   // The agent kills these groups should we die (each task is a group leader).

@@ -94,7 +94,9 @@ Result<pid_t> launchTask(const TaskLaunch& launch) {
     for (pid_t self = ::getpid(); self > 0; self /= 10) digits[n++] = static_cast<char>('0' + self % 10);
     char text[24];
     for (int i = 0; i < n; ++i) text[i] = digits[n - 1 - i];
-    int fd = ::open(launch.cgroup_procs_path.c_str(), O_WRONLY | O_CLOEXEC);
+    // O_CREAT as for every other control file: cgroupfs always has the
+    // file, and a host fixture tree of plain folders then works the same.
+    int fd = ::open(launch.cgroup_procs_path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0 || ::write(fd, text, n) != n) childFail(err_fd, "cannot join the step cgroup", errno);
     ::close(fd);
   }

@@ -83,6 +83,8 @@ static void parseLine(char* line) {
   }
 }
 
+static int sessions; /* started and not yet shut down */
+
 nvmlReturn_t nvmlInit_v2(void) {
   const char* path = getenv("GANTRY_FAKE_NVML_FILE");
   FILE* file = path ? fopen(path, "r") : NULL;
@@ -93,10 +95,17 @@ nvmlReturn_t nvmlInit_v2(void) {
   char line[512];
   while (fgets(line, sizeof line, file)) parseLine(line);
   fclose(file);
+  ++sessions;
   return kNvmlSuccess;
 }
 
-nvmlReturn_t nvmlShutdown(void) { return kNvmlSuccess; }
+nvmlReturn_t nvmlShutdown(void) {
+  if (sessions > 0) --sessions;
+  return kNvmlSuccess;
+}
+
+/* Test hook: how many nvmlInit_v2 calls have not been shut down yet. */
+int gantry_fake_nvml_sessions(void) { return sessions; }
 
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) {
   *count = gpuCount;

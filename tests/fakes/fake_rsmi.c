@@ -44,6 +44,8 @@ static void parseLine(char* line) {
   }
 }
 
+static int sessions; /* started and not yet shut down */
+
 rsmi_status_t rsmi_init(uint64_t flags) {
   (void)flags;
   const char* path = getenv("GANTRY_FAKE_RSMI_FILE");
@@ -55,10 +57,17 @@ rsmi_status_t rsmi_init(uint64_t flags) {
   char line[512];
   while (fgets(line, sizeof line, file)) parseLine(line);
   fclose(file);
+  ++sessions;
   return kRsmiSuccess;
 }
 
-rsmi_status_t rsmi_shut_down(void) { return kRsmiSuccess; }
+rsmi_status_t rsmi_shut_down(void) {
+  if (sessions > 0) --sessions;
+  return kRsmiSuccess;
+}
+
+/* Test hook: how many rsmi_init calls have not been shut down yet. */
+int gantry_fake_rsmi_sessions(void) { return sessions; }
 
 rsmi_status_t rsmi_num_monitor_devices(uint32_t* count) {
   *count = gpuCount;

@@ -61,6 +61,7 @@ class CountingGateway final : public core::AgentGateway {
   }
   void suspendJob(const core::AgentAddress&, uint64_t, Callback done) override { answer(done); }
   void resumeJob(const core::AgentAddress&, uint64_t, Callback done) override { answer(done); }
+  void reconfigure(const core::AgentAddress&, Callback done) override { answer(done); }
   size_t calls = 0;
 
  private:

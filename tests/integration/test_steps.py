@@ -4,6 +4,7 @@ input and exit code; srun inside a batch job and inside salloc; concurrent
 cores and on fixture GPUs); Ctrl-C; --pty; the extern step; and the retry
 lines srun prints while its job is suspended."""
 
+import json
 import os
 import pty
 import re
@@ -206,3 +207,94 @@ def test_pty_runs_one_task_on_a_terminal(cluster):
         if proc.poll() is None:
             proc.kill()
         os.close(master)
+
+
+# ------------------------------------------------------------ allocations whose srun is gone
+
+def allocation_of(cluster, name):
+    jobs = json.loads(cluster.cli("squeue", "--json", "-t", "all").stdout)["jobs"]
+    found = [j for j in jobs if j["spec"]["name"] == name]
+    return found[-1] if found else None
+
+
+def test_an_allocation_whose_srun_is_killed_ends_and_frees_its_resources(cluster):
+    # srun -9 cannot give its allocation back; the controller notices that
+    # it stopped calling and ends the allocation, its step included.
+    proc = popen_cli(cluster, "srun", "-J", "orphaned", "-N2", "-n8", "sh", "-c", "echo started; exec sleep 300")
+    assert proc.stdout.readline().strip() == "started"
+    job = allocation_of(cluster, "orphaned")
+    assert job and job["state"] == "RUNNING"
+    job_id = job["job_id"]
+    proc.kill()
+    proc.wait(timeout=10)
+    killed_at = time.monotonic()
+    assert cluster.wait_job(job_id, timeout=40) == "TIMEOUT"
+    assert time.monotonic() - killed_at < 30
+    assert cluster.job(job_id)["reason"] == "InactiveLimit"
+    # Its cores are free again: a job that needs every core of both nodes runs.
+    follower = cluster.sbatch("-N2", "-n8", "--wrap", "true")
+    assert cluster.wait_job(follower, timeout=40) == "COMPLETED"
+    wait_for(lambda: not list(cluster.root.glob(f"spool/*/steps/{job_id}.*")), timeout=30,
+             what="the orphaned step to end on its nodes")
+
+
+def test_an_allocation_whose_salloc_is_killed_ends_too(cluster):
+    proc = subprocess.Popen([binary("gantry"), "salloc", "-J", "abandoned", "-N1", "-n4", "sh", "-c",
+                             "echo granted; exec sleep 300"], env=cluster.env(), cwd=cluster.root,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, start_new_session=True)
+    try:
+        assert proc.stdout.readline().strip() == "granted"
+        job_id = allocation_of(cluster, "abandoned")["job_id"]
+        proc.kill()  # salloc only: its command (the sleep) is left running
+        proc.wait(timeout=10)
+        assert cluster.wait_job(job_id, timeout=40) == "TIMEOUT"
+        assert cluster.job(job_id)["reason"] == "InactiveLimit"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def run_into_head(cluster, command):
+    gantry = binary("gantry")
+    return subprocess.run(["bash", "-c", f"{gantry} srun -J piped {command} | head -1; echo srun=${{PIPESTATUS[0]}}"],
+                          env=cluster.env(), cwd=cluster.root, capture_output=True, text=True, timeout=60)
+
+
+def test_srun_whose_output_reader_goes_away_ends_its_step_and_gives_its_allocation_back(cluster):
+    result = run_into_head(cluster, "yes again")
+    assert result.stdout.splitlines()[0] == "again"
+    # srun was not killed by the SIGPIPE: its task got it (exit 141, which
+    # srun passes on) and srun gave the allocation back itself, at once.
+    job = allocation_of(cluster, "piped")
+    assert job and job["state"] == "FAILED" and job["exit_code"] == 128 + signal.SIGPIPE, job
+
+
+def test_srun_kills_a_step_that_ignores_sigpipe_once_its_reader_is_gone(cluster):
+    began = time.monotonic()
+    result = run_into_head(cluster, "sh -c 'trap \"\" PIPE; while :; do echo tick; sleep 0.05; done'")
+    assert result.stdout.splitlines()[0] == "tick"
+    assert time.monotonic() - began < 30
+    job = allocation_of(cluster, "piped")
+    assert job and job["state"] in ("COMPLETED", "FAILED"), job
+
+
+def test_steps_of_an_exclusive_job_get_only_the_gpus_the_job_asked_for(cluster_factory):
+    # An --exclusive job holds every GPU of its node; a plain srun in it
+    # gets what the job asked for (here: none, then one), while an srun
+    # that asks for GPUs still gets them.
+    hosts = Path(__file__).resolve().parents[1] / "fixtures" / "hosts"
+    cluster = cluster_factory(
+        nodes=[{"name": "pairs", "cpus": 4, "gres": "gpu:4", "host_root": hosts / "pcie4-linked-pairs"}],
+        gres_conf="NodeName=pairs AutoDetect=nvidia\n")
+    gantry = binary("gantry")
+    show = "echo STEP$SLURM_STEP_ID=${CUDA_VISIBLE_DEVICES:-unset}"
+    path = cluster.root / "exclusive.sh"
+    path.write_text("#!/bin/sh\n"
+                    f"{gantry} srun -n1 sh -c '{show}'\n"
+                    f"{gantry} srun -n1 --gres=gpu:3 sh -c '{show}'\n")
+    for job_gpus, plain in ((None, "unset"), ("1", "0")):
+        out = cluster.root / f"exclusive-{plain}.out"
+        options = ["--exclusive", "-n1", "-o", str(out)] + ([f"--gres=gpu:{job_gpus}"] if job_gpus else [])
+        job_id = cluster.sbatch(*options, str(path))
+        assert cluster.wait_job(job_id, timeout=30) == "COMPLETED", out.read_text() if out.exists() else ""
+        assert out.read_text().split() == [f"STEP0={plain}", "STEP1=0,1,2"], (job_gpus, out.read_text())

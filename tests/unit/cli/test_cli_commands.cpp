@@ -109,6 +109,17 @@ class FakeController final : public gantry::v1::Controller::Service {
                           gantry::v1::JobActionResponse*) override {
     return act("release", request->job_id());
   }
+  // Answers with reconfigureRefusal when set, else with reconfigureNodeErrors.
+  grpc::Status Reconfigure(grpc::ServerContext*, const gantry::v1::ReconfigureRequest*,
+                           gantry::v1::ReconfigureResponse* response) override {
+    ++reconfigureCalls;
+    if (!reconfigureRefusal.error_message().empty()) return reconfigureRefusal;
+    for (const auto& line : reconfigureNodeErrors) response->add_node_errors(line);
+    return grpc::Status::OK;
+  }
+  int reconfigureCalls = 0;
+  grpc::Status reconfigureRefusal;
+  std::vector<std::string> reconfigureNodeErrors;
 
  private:
   grpc::Status act(const std::string& what, uint64_t id) {
@@ -455,4 +466,30 @@ TEST_CASE("scontrol show step: unknown steps and jobs", "[cli][commands][steps]"
   auto bad = run(runScontrol, {"show", "step", "12.batch"}, cluster);
   CHECK(bad.status == 1);
   CHECK(bad.err == "scontrol: error: Invalid job step id specified: 12.batch\n");
+}
+
+TEST_CASE("scontrol reconfigure: quiet when applied, names agents that kept theirs, reports a refusal",
+          "[cli][commands][reconfigure]") {
+  Cluster cluster;
+  auto applied = run(runScontrol, {"reconfigure"}, cluster);
+  CHECK(applied.status == 0);
+  CHECK(applied.out.empty());
+  CHECK(applied.err.empty());
+  CHECK(run(runScontrol, {"reconfig"}, cluster).status == 0);  // a prefix, as scontrol takes it
+  CHECK(cluster.controller.reconfigureCalls == 2);
+
+  cluster.controller.reconfigureNodeErrors = {"node gpu2: Resuming operation, reconfigure failed.\ngres.conf:3: x"};
+  auto partly = run(runScontrol, {"reconfigure"}, cluster);
+  CHECK(partly.status == 1);
+  CHECK(partly.err == "scontrol: error: node gpu2: Resuming operation, reconfigure failed.\ngres.conf:3: x\n");
+
+  cluster.controller.reconfigureRefusal = grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "Access/permission denied");
+  auto denied = run(runScontrol, {"reconfigure"}, cluster);
+  CHECK(denied.status == 1);
+  CHECK(denied.err == "scontrol: error: reconfigure error: Access/permission denied\n");
+
+  auto extra = run(runScontrol, {"reconfigure", "now"}, cluster);
+  CHECK(extra.status == 1);
+  CHECK(extra.err == "scontrol: error: reconfigure takes no arguments\n");
+  CHECK(cluster.controller.reconfigureCalls == 4);
 }

@@ -60,3 +60,15 @@ TEST_CASE("labels go on complete lines, per task and stream", "[cli][srun]") {
   CHECK(labeler.flush(0, 2) == "0: err\n");
   CHECK(labeler.flush(0, 1) == "");
 }
+
+TEST_CASE("--gpu-bind is taken by srun and salloc as given, and malformed values are refused", "[cli][srun]") {
+  auto run = prepareInteractive("srun", {"--gpus-per-node=2", "--gpu-bind=verbose,map_gpu:1*2,0", "true"}, context());
+  REQUIRE(run.ok());
+  CHECK(run->spec.gpu_bind() == "verbose,map_gpu:1*2,0");
+  auto salloc = prepareInteractive("salloc", {"--gpu-bind", "single:2"}, context());
+  REQUIRE(salloc.ok());
+  CHECK(salloc->spec.gpu_bind() == "single:2");
+  auto bad = prepareInteractive("srun", {"--gpu-bind=mask_gpu:0xz", "true"}, context());
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error() == "command line: --gpu-bind: mask_gpu: '0xz' is not a hexadecimal GPU mask");
+}

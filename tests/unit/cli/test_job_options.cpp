@@ -241,3 +241,14 @@ TEST_CASE("a value fixed on the command line hides a bad directive", "[cli][sbat
   REQUIRE(result.ok());
   CHECK(result->spec.time_limit_minutes() == 5);
 }
+
+TEST_CASE("sbatch takes --gpu-bind from the command line or a directive and checks it", "[cli][sbatch]") {
+  auto given = submit({"--gpu-bind=closest", "--wrap", "true"});
+  REQUIRE(given.ok());
+  CHECK(given->spec.gpu_bind() == "closest");
+  auto directive = submit({"job.sh"}, {{"job.sh", "#!/bin/sh\n#SBATCH --gpu-bind=per_task:3\ntrue\n"}});
+  REQUIRE(directive.ok());
+  CHECK(directive->spec.gpu_bind() == "per_task:3");
+  CHECK_THAT(errorOf({"job.sh"}, {{"job.sh", "#!/bin/sh\n#SBATCH --gpu-bind=nearest\ntrue\n"}}),
+             Catch::StartsWith("job.sh:2: --gpu-bind: 'nearest' is not a GPU binding"));
+}

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "detect/fixture_hosts.h"
+#include "nodeagent/detect/uptime.h"
 #include "nodeagent/hardware_report.h"
 
 using namespace gantry;
@@ -90,6 +91,24 @@ TEST_CASE("registration carries the merged records in device order", "[agent][ha
                   "shard: /dev/nvidia1 shards=16 region=nvidia/0000:b3:00/vidmem dmem=off") != report->log.end());
 }
 
+TEST_CASE("registration names the dmem region of each enforced device", "[agent][hardware]") {
+  // One GPU given by File (no autodetection), its shards by File too.
+  ConfDir dir("gantry-hw-dmem-region",
+              {{"gantry.conf", "ClusterName=hw\nSlurmctldHost=localhost\nGresTypes=gpu,shard\nTaskPlugin=task/cgroup\n"
+                               "NodeName=node0 CPUs=32 Gres=gpu:l4:1,shard:10\n"},
+               {"gres.conf", "AutoDetect=off\nName=gpu Type=l4 File=/dev/nvidia1\nName=shard Count=10 File=/dev/nvidia1\n"},
+               {"cgroup.conf", "ConstrainDevices=yes\nConstrainDeviceMemory=yes\n"}});
+  Setup setup = setupFor("mixed3-dmem", dir);
+  auto report = agent::collectHardware(setup.conf, setup.node, setup.options);
+  REQUIRE(report.ok());
+  const v1::NodeHardware& hw = report->hardware;
+  REQUIRE(hw.gres_size() == 2);
+  for (const auto& device : hw.gres()) {
+    CHECK(device.dmem_region() == "nvidia/0000:b3:00/vidmem");
+    CHECK(device.dmem_slice_bytes() == 16311ULL * 1024 * 1024 / 10);
+  }
+}
+
 TEST_CASE("without ConstrainDeviceMemory no dmem slice is registered", "[agent][hardware]") {
   ConfDir dir("gantry-hw-mixed-nodmem", {{"gantry.conf", kMixedGantryConf}, {"gres.conf", kMixedGresConf}});
   Setup setup = setupFor("mixed3-dmem", dir);
@@ -137,12 +156,36 @@ TEST_CASE("gantryd -C prints the node line even when GPU affinity splits a socke
   setup.options.parameters = {"l3cache_as_socket"};
   auto l3 = agent::formatNodeReport(setup.conf, setup.node, setup.options);
   REQUIRE(l3.ok());
-  CHECK(*l3 ==
-        "NodeName=node0 CPUs=32 Boards=1 SocketsPerBoard=8 CoresPerSocket=2 ThreadsPerCore=2 RealMemory=131072 "
-        "Parameters=l3cache_as_socket Gres=gpu:nvidia_a100-pcie-40gb:2\n"
-        "Found gpu:nvidia_a100-pcie-40gb:2 with Autodetect=nvml (Substring of gpu name may be used instead)\n");
+  CHECK(l3->rfind(
+            "NodeName=node0 CPUs=32 Boards=1 SocketsPerBoard=8 CoresPerSocket=2 ThreadsPerCore=2 RealMemory=131072 "
+            "Parameters=l3cache_as_socket Gres=gpu:nvidia_a100-pcie-40gb:2\n"
+            "Found gpu:nvidia_a100-pcie-40gb:2 with Autodetect=nvml (Substring of gpu name may be used instead)\n"
+            "UpTime=",
+            0) == 0);
   // With the parameter the same node starts.
   CHECK(agent::collectHardware(setup.conf, setup.node, setup.options).ok());
+}
+
+TEST_CASE("gantryd -C ends with the node's UpTime as days-hh:mm:ss", "[agent][hardware][uptime]") {
+  ConfDir dir("gantry-hw-uptime", {{"gantry.conf", "ClusterName=hw\nSlurmctldHost=localhost\nGresTypes=gpu\n"
+                                                   "NodeName=node0 CPUs=48 Gres=gpu:6\n"},
+                                    {"gres.conf", "AutoDetect=nrt\n"}});
+  Setup setup = setupFor("neuron6-ring", dir);
+  auto report = agent::formatNodeReport(setup.conf, setup.node, setup.options);
+  REQUIRE(report.ok());
+  // The fixture's /proc/uptime says 200885.43 seconds.
+  CHECK(*report ==
+        "NodeName=node0 CPUs=48 Boards=1 SocketsPerBoard=2 CoresPerSocket=12 ThreadsPerCore=2 RealMemory=393216 "
+        "Gres=gpu:trainium2:6\n"
+        "Found gpu:trainium2:6 with Autodetect=nrt (Substring of gpu name may be used instead)\n"
+        "UpTime=2-07:48:05\n");
+}
+
+TEST_CASE("UpTime counts whole days, then hours, minutes and seconds", "[agent][hardware][uptime]") {
+  CHECK(detect::formatUptime(0) == "0-00:00:00");
+  CHECK(detect::formatUptime(59) == "0-00:00:59");
+  CHECK(detect::formatUptime(86399) == "0-23:59:59");
+  CHECK(detect::formatUptime(86400 * 41 + 3600 * 5 + 60 * 17 + 3) == "41-05:17:03");
 }
 
 TEST_CASE("a gres.conf UUID that differs from the detected GPU omits that GPU", "[agent][hardware][uuid]") {

@@ -70,3 +70,15 @@ TEST_CASE("a GPU's sockets come from its cores") {
   CHECK(agent::socketsOfCores({3, 4}, sockets) == std::vector<int>{0, 1});
   CHECK(agent::socketsOfCores({}, sockets).empty());
 }
+
+TEST_CASE("a step with --gpu-bind gets the node's GPU sockets and socket cores in spec.json") {
+  ConfinementSettings node = twoSocketNode();
+  node.socketCores = {{0, 1, 2, 3}, {4, 5, 6, 7}};
+  v1::LaunchStepRequest step = stepWithJobGpus({0, 2});
+  CHECK_FALSE(confinementFor(node, step).spec.contains("gpu_bind"));
+  step.set_gpu_bind("single:2");
+  auto spec = confinementFor(node, step).spec;
+  CHECK(spec["gpu_bind"] == "single:2");
+  CHECK(spec["gpu_sockets"] == nlohmann::json::array({{0}, {0}, {1}, {1}}));
+  CHECK(spec["socket_cores"] == nlohmann::json::array({{0, 1, 2, 3}, {4, 5, 6, 7}}));
+}

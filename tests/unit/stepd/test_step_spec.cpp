@@ -81,3 +81,16 @@ TEST_CASE("bad specs are refused with the key named", "[stepd][spec]") {
     CHECK(spec.error().find("not valid JSON") != std::string::npos);
   }
 }
+
+TEST_CASE("--gpu-bind and the socket layout it needs are read from spec.json", "[stepd][spec]") {
+  auto spec = parseStepSpec(R"({"job_id": 3, "step_id": "1", "uid": 0, "gid": 0, "work_dir": "/", "argv": ["x"],
+    "gpu_bind": "verbose,closest", "gpu_sockets": [[0], [], [1]], "socket_cores": [[0, 1], [2, 3]]})");
+  REQUIRE(spec.ok());
+  CHECK(spec->gpu_bind == "verbose,closest");
+  CHECK(spec->gpu_sockets == std::vector<std::vector<int>>{{0}, {}, {1}});
+  CHECK(spec->socket_cores == std::vector<std::vector<int>>{{0, 1}, {2, 3}});
+  auto wrong = parseStepSpec(R"({"job_id": 3, "step_id": "1", "uid": 0, "gid": 0, "work_dir": "/", "argv": ["x"],
+    "gpu_sockets": "0"})");
+  REQUIRE_FALSE(wrong.ok());
+  CHECK_THAT(wrong.error(), Catch::Contains("\"gpu_sockets\" has the wrong type"));
+}

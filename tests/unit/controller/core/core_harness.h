@@ -11,6 +11,8 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <mutex>
 #include <optional>
 #include <unistd.h>
@@ -60,6 +62,20 @@ class RecordingGateway final : public core::AgentGateway {
   void resumeJob(const core::AgentAddress&, uint64_t, Callback done) override {
     if (done) done(okStatus());
   }
+  // Answers with the node's entry of reconfigureFailures, when it has one;
+  // a node in silentOnReconfigure never answers.
+  void reconfigure(const core::AgentAddress& to, Callback done) override {
+    Status answer = okStatus();
+    {
+      std::lock_guard lock(mutex);
+      reconfigured.push_back(to.node);
+      if (silentOnReconfigure.count(to.node) != 0) return;
+      if (auto found = reconfigureFailures.find(to.node); found != reconfigureFailures.end()) {
+        answer = Error{ErrorCode::NotNow, found->second};
+      }
+    }
+    if (done) done(answer);
+  }
 
   std::vector<v1::LaunchStepRequest> launchesOf(const std::string& stepId) {
     std::lock_guard lock(mutex);
@@ -74,6 +90,9 @@ class RecordingGateway final : public core::AgentGateway {
   std::vector<std::pair<std::string, v1::LaunchStepRequest>> launches;
   std::vector<std::pair<std::string, uint64_t>> terminated;
   std::vector<uint64_t> suspended;
+  std::vector<std::string> reconfigured;                    // nodes asked to re-read
+  std::map<std::string, std::string> reconfigureFailures;  // node -> its agent's answer
+  std::set<std::string> silentOnReconfigure;
   int failLaunches = 0;  // how many launches still fail
   int dropNodeCalls = 0; // how many TerminateJob calls are still lost
   int dropped = 0;

@@ -356,10 +356,12 @@ TEST_CASE("a problem reported with a heartbeat drains the node with that reason"
   CHECK(nodes->nodes(0).reason() == "job 9: epilog failed: exit 3");
 }
 
-TEST_CASE("configuration problems drain the nodes they name and skip unknown names") {
+TEST_CASE("configuration problems drain the unregistered nodes they name and skip unknown names") {
   Harness h;
-  h.registerNodes();
   h.core->drainForConfiguration({{"n2", "gres.conf:3: ChunkSizes needs File"}, {"nobody", "ignored"}});
+  h.settle();
+  h.registerNodes();
+  h.core->drainForConfiguration({{"n1", "gres.conf:4: a registered node keeps working"}});
   h.settle();
   h.core->drainForConfiguration({{"n2", "gres.conf:3: ChunkSizes needs File"}});
   h.settle();
@@ -372,4 +374,28 @@ TEST_CASE("configuration problems drain the nodes they name and skip unknown nam
     CHECK(node.state().find("DRAIN") != std::string::npos);
     CHECK(node.reason() == "gres.conf:3: ChunkSizes needs File");
   }
+}
+
+TEST_CASE("a stored job that a new configuration refuses waits with the reason") {
+  const std::string nodes =
+      "GresTypes=gpu\nNodeName=n[1-2] CPUs=4 CoresPerSocket=4 RealMemory=1000 Gres=gpu:2\n"
+      "PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=60\n";
+  Harness h(testing::parseConf("ClusterName=unit\nSlurmdTimeout=10\n" + nodes));
+  v1::JobSpec spec = sleepJob();
+  spec.set_gpus_per_node(1);
+  spec.set_hold(true);  // stays pending until released under the new configuration
+  auto id = h.submit(spec);
+  REQUIRE(id.ok());
+  auto fresh = config::parseGantryConf("ClusterName=unit\nSlurmdTimeout=10\nSelectType=select/cons_res\n" + nodes,
+                                       "fresh.conf");
+  REQUIRE(fresh.ok());
+  REQUIRE(h.await<Ok>([&](auto reply) { h.core->reconfigure(fresh->conf, reply); }).ok());
+  auto root = auth::Identity{.uid = 0, .gid = 0, .user = "root"};
+  REQUIRE(h.await<Ok>([&](auto reply) {
+            h.core->jobAction(core::ControllerCore::JobAction::Release, *id, root, reply);
+          }).ok());
+  h.settle();
+  v1::Job job = h.job(*id);
+  CHECK(job.state() == v1::PENDING);
+  CHECK_THAT(job.reason(), Catch::StartsWith("BadConstraints: ") && Catch::Contains("select/cons_res"));
 }

@@ -94,3 +94,13 @@ TEST_CASE("each kind of step carries what it runs and only that") {
   CHECK(srun.work_dir() == "/home/alice");
   REQUIRE(srun.gpus_size() == 1);
 }
+
+TEST_CASE("an interactive step carries its --gpu-bind, else its job's") {
+  Fixture f;
+  CHECK(f.build("0", &f.interactive).gpu_bind().empty());
+  f.job.spec.set_gpu_bind("closest");
+  CHECK(f.build("0", &f.interactive).gpu_bind() == "closest");
+  f.interactive.mutable_spec()->set_gpu_bind("map_gpu:1,0");
+  CHECK(f.build("0", &f.interactive).gpu_bind() == "map_gpu:1,0");
+  CHECK(f.build("batch").gpu_bind().empty());  // the batch script is not bound
+}

@@ -192,6 +192,22 @@ const std::vector<JobRow>& jobRows() {
        {"terminate:2", "release", "schedule", "persist"}},
       {"giving back an ended allocation again changes nothing", JobState::Completed,
        job_event::AllocationCompleted{0}, JobState::Completed, JobReason::None, {}},
+      {"a running allocation whose client is gone ends as InactiveLimit and its nodes end its steps",
+       JobState::Running, job_event::ClientGone{}, JobState::Timeout, JobReason::InactiveLimit,
+       {"terminate:2", "release", "schedule", "persist"}, [](JobRecord& j) { j.spec.clear_script(); },
+       [](const JobRecord& j) {
+         CHECK(reasonText(j.reason, j.reasonDetail) == "InactiveLimit");
+         CHECK(j.termSignal == SIGTERM);
+         CHECK_FALSE(j.holdsResources);
+         CHECK(j.endTime == kNow);
+       }},
+      {"a suspended allocation whose client is gone ends too and gives its resources back",
+       JobState::Suspended, job_event::ClientGone{}, JobState::Timeout, JobReason::InactiveLimit,
+       {"terminate:2", "release", "schedule", "persist"}, [](JobRecord& j) { j.spec.clear_script(); },
+       [](const JobRecord& j) { CHECK(j.suspendedSeconds == kNow - 4'000); }},
+      {"a pending allocation whose client is gone is cancelled without a node", JobState::Pending,
+       job_event::ClientGone{}, JobState::Cancelled, JobReason::InactiveLimit, {"persist"},
+       [](JobRecord& j) { j.spec.clear_script(); }, [](const JobRecord& j) { CHECK(j.termSignal == 0); }},
       {"open steps end with their job", JobState::Running, job_event::Cancelled{}, JobState::Cancelled,
        JobReason::None, {"terminate:2", "release", "schedule", "persist"},
        [](JobRecord& j) {
@@ -226,6 +242,8 @@ const std::vector<RefusedRow>& refusedRows() {
       {"a running job cannot be released", JobState::Running, job_event::Release{}},
       {"a pending job has no batch step to end", JobState::Pending, job_event::BatchEnded{.exitCode = 0, .signal = 0, .message = "", .endTime = 0}},
       {"a pending job loses no node", JobState::Pending, job_event::NodeLost{"n1", JobReason::NodeSetDown}},
+      {"a batch job has no allocating client to lose", JobState::Running, job_event::ClientGone{}},
+      {"an ended job's client going away changes nothing", JobState::Timeout, job_event::ClientGone{}},
   };
   return rows;
 }

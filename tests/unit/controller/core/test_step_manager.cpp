@@ -212,3 +212,121 @@ TEST_CASE("PrologFlags=Contain starts an extern step on every node of the job", 
   plain.runningJob(allocationSpec(2, 2));
   CHECK(plain.agents.launchesOf("extern").empty());
 }
+
+namespace {
+
+// One six-core node with three GPUs, registered with its devices.
+struct GpuHarness : testing::CoreHarness {
+  GpuHarness()
+      : CoreHarness(testing::parseConf("ClusterName=unit\nGresTypes=gpu\n"
+                                       "NodeName=g1 CPUs=6 CoresPerSocket=6 RealMemory=1000 Gres=gpu:3\n"
+                                       "PartitionName=debug Nodes=g1 Default=YES MaxTime=60\n")) {
+    v1::RegisterRequest request;
+    request.set_node_name("g1");
+    for (int i = 0; i < 3; ++i) {
+      v1::GresDevice* gpu = request.mutable_hardware()->add_gres();
+      gpu->set_name("gpu");
+      gpu->set_index(i);
+      gpu->add_files("/dev/nvidia" + std::to_string(i));
+      gpu->set_count(1);
+    }
+    REQUIRE(await<v1::RegisterResponse>([&](auto reply) { core->registerNode(request, reply); }).ok());
+  }
+
+  uint64_t runningJob(bool exclusive, int gpus) {
+    v1::JobSpec spec = allocationSpec(1);
+    spec.set_exclusive(exclusive);
+    if (gpus > 0) spec.set_gpus_per_node(gpus);
+    auto id = submit(spec, kOwner);
+    REQUIRE(id.ok());
+    settle();
+    REQUIRE(job(*id).state() == v1::RUNNING);
+    return *id;
+  }
+
+  // The GPUs the step's launch hands to the node; gpus == 0: no GRES option.
+  int stepGpus(uint64_t jobId, int gpus) {
+    v1::CreateStepRequest request;
+    request.set_job_id(jobId);
+    request.mutable_spec()->set_ntasks(1);
+    if (gpus > 0) {
+      v1::GresRequest* gres = request.mutable_spec()->add_gres();
+      gres->set_name("gpu");
+      gres->set_count(gpus);
+    }
+    request.add_argv("nvidia-smi");
+    auto created = await<v1::CreateStepResponse>([&](auto reply) { core->createStep(request, kOwner, reply); });
+    REQUIRE(created.ok());
+    auto launches = agents.launchesOf(created->step_id());
+    REQUIRE(launches.size() == 1);
+    return launches[0].gpus_size();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("steps get the GRES their job asked for, not those an exclusive job holds implicitly", "[core][steps]") {
+  struct Row {
+    const char* rule;
+    bool exclusiveJob;
+    int jobGpus;   // 0: the job asks for no GRES
+    int stepGpus;  // 0: the step names no GRES
+    int expected;
+  };
+  const Row rows[] = {
+      {"a plain step of an exclusive job without GRES gets no GPU", true, 0, 0, 0},
+      {"a step asking for GPUs of an exclusive job without GRES gets them", true, 0, 2, 2},
+      {"a plain step of an exclusive job gets the job's requested count", true, 1, 0, 1},
+      {"a plain step of a shared job gets every GPU the job holds", false, 2, 0, 2},
+      {"a step of a job without GRES on a shared node gets none", false, 0, 0, 0},
+  };
+  for (const Row& row : rows) {
+    DYNAMIC_SECTION(row.rule) {
+      GpuHarness h;
+      uint64_t id = h.runningJob(row.exclusiveJob, row.jobGpus);
+      CHECK(h.stepGpus(id, row.stepGpus) == row.expected);
+    }
+  }
+}
+
+TEST_CASE("a step whose --gpu-bind is malformed is refused and not started", "[core][steps]") {
+  GpuHarness h;
+  uint64_t id = h.runningJob(false, 2);
+  v1::CreateStepRequest request;
+  request.set_job_id(id);
+  request.mutable_spec()->set_gpu_bind("single:none");
+  request.add_argv("true");
+  auto refused = h.await<v1::CreateStepResponse>([&](auto reply) { h.core->createStep(request, kOwner, reply); });
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error() == "--gpu-bind: single: 'none' is not a positive number (tasks per GPU)");
+  CHECK(h.agents.launchesOf("0").empty());
+  request.mutable_spec()->set_gpu_bind("verbose,mask_gpu:0x3");
+  CHECK(h.await<v1::CreateStepResponse>([&](auto reply) { h.core->createStep(request, kOwner, reply); }).ok());
+}
+
+TEST_CASE("a step's task count defaults like srun's inside an allocation", "[core][steps]") {
+  // A job of 6 tasks on both nodes.
+  struct Row {
+    const char* rule;
+    int ntasks, minNodes;
+    int wantTasks, wantNodes;
+  };
+  for (const Row& row : {Row{"no -n and no -N: the job's tasks over the job's nodes", 0, 0, 6, 2},
+                         Row{"-N1 without -n: one task on one node", 0, 1, 1, 1},
+                         Row{"-N2 without -n: one task on each node", 0, 2, 2, 2},
+                         Row{"-n3 -N1: three tasks on one node", 3, 1, 3, 1}}) {
+    SECTION(row.rule) {
+      Harness h;
+      uint64_t id = h.runningJob(allocationSpec(6, 2));
+      v1::CreateStepRequest request;
+      request.set_job_id(id);
+      request.mutable_spec()->set_ntasks(row.ntasks);
+      request.mutable_spec()->set_min_nodes(row.minNodes);
+      request.add_argv("hostname");
+      auto step = h.await<v1::CreateStepResponse>([&](auto reply) { h.core->createStep(request, kOwner, reply); });
+      REQUIRE(step.ok());
+      CHECK(step->ntasks() == row.wantTasks);
+      CHECK(step->num_nodes() == row.wantNodes);
+    }
+  }
+}

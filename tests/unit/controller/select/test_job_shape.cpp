@@ -76,3 +76,41 @@ TEST_CASE("--gpus with --gpus-per-node fixes the node count", "[select][shape]")
   two.gpus = 8;
   CHECK(shapeJob(two, {})->maxNodes == 2);
 }
+
+// Whether a job may land on more than one node decides whether it may take
+// part of a chunk domain; whether its per-node task count is known decides
+// whether a per-task device count is. One row per rule of gres.md "What Jobs
+// May Request".
+TEST_CASE("spreading rules: who may use part of a chunk domain", "[select][shape][chunks]") {
+  struct Row {
+    const char* rule;
+    Request request;
+    ShapeOptions options;
+    bool canSpread;
+    bool tasksPerNodeFixed;
+  };
+  auto make = [](int minNodes, int maxNodes, int ntasks, int ntasksPerNode) {
+    Request r;
+    r.minNodes = minNodes;
+    r.maxNodes = maxNodes;
+    r.ntasks = ntasks;
+    r.ntasksPerNode = ntasksPerNode;
+    return r;
+  };
+  const Row rows[] = {
+      {"-N1 with several tasks stays on one node", make(1, 1, 5, 0), {}, false, true},
+      {"a single task without -N stays on one node", make(1, 0, 1, 0), {}, false, true},
+      {"--ntasks-per-node covering every task stays on one node", make(1, 0, 6, 6), {}, false, true},
+      {"partition MaxNodes=1 keeps the job on one node", make(1, 0, 7, 0), {.partitionMaxNodes = 1}, false, true},
+      {"several tasks without -N may spread", make(1, 0, 3, 0), {}, true, false},
+      {"a node range may spread, even with one task", make(1, 3, 1, 0), {}, true, false},
+      {"-N3 spreads over exactly three nodes", make(3, 3, 6, 0), {}, true, false},
+  };
+  for (const Row& row : rows) {
+    INFO(row.rule);
+    auto shape = shapeJob(row.request, row.options);
+    REQUIRE(shape.ok());
+    CHECK(shape->canSpread == row.canSpread);
+    CHECK(shape->tasksPerNodeFixed == row.tasksPerNodeFixed);
+  }
+}

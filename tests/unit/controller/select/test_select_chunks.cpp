@@ -244,3 +244,84 @@ TEST_CASE("chunked devices ignore links, even under enforce-links", "[select][ch
   request.links = LinkPolicy::Enforce;
   CHECK(devicesOf(cluster.select(request, allNodes(cluster))) == std::vector<int>{0, 1});
 }
+
+TEST_CASE("a node range could spread, so it cannot take part of a domain", "[select][chunks]") {
+  Cluster cluster;
+  cluster.addNode(chunkNode("node0", 4, {2, 4}));
+  cluster.addNode(chunkNode("node1", 4, {2, 4}));
+  Request range = gres("", 2);
+  range.minNodes = 1;
+  range.maxNodes = 2;  // --nodes=1-2, one task
+  CHECK(everVerdict(cluster, range, rules::kChunkSpread) == Verdict::Never);
+  Request wholeDomain = range;
+  wholeDomain.gresPerNode[0].count = 4;
+  CHECK(devicesOf(cluster.select(wholeDomain, allNodes(cluster))) == std::vector<int>{0, 1, 2, 3});
+}
+
+TEST_CASE("-N1 jobs with several tasks may take part of a domain", "[select][chunks]") {
+  Cluster cluster;
+  cluster.addNode(chunkNode("node0", 8, {2, 4, 8}));
+  Request perNode = gres("", 4);
+  perNode.maxNodes = 1;
+  perNode.ntasks = 5;
+  CHECK(devicesOf(cluster.select(perNode, allNodes(cluster))) == std::vector<int>{0, 1, 2, 3});
+  Request perTask;
+  perTask.maxNodes = 1;
+  perTask.ntasks = 2;
+  perTask.gpusPerTask = 1;
+  CHECK(devicesOf(cluster.select(perTask, allNodes(cluster))) == std::vector<int>{0, 1});
+  Request totalAndPerTask;
+  totalAndPerTask.maxNodes = 1;
+  totalAndPerTask.ntasks = 4;
+  totalAndPerTask.gpus = 4;
+  totalAndPerTask.gpusPerTask = 1;
+  CHECK(devicesOf(cluster.select(totalAndPerTask, allNodes(cluster))).size() == 4);
+}
+
+TEST_CASE("a single task fixes its per-task device count", "[select][chunks]") {
+  Cluster cluster;
+  cluster.addNode(chunkNode("node0", 8, {2, 4, 8}));
+  Request one;
+  one.gpusPerTask = 4;  // -n1, no -N
+  CHECK(devicesOf(cluster.select(one, allNodes(cluster))) == std::vector<int>{0, 1, 2, 3});
+}
+
+TEST_CASE("Flags=explicit GPUs: a whole-node job gets only the count it asks for", "[select][chunks]") {
+  NodeInfo node = chunkNode("node0", 8, {2, 4, 8});
+  for (auto& device : node.devices) device.explicitOnly = true;
+  Cluster cluster;
+  cluster.addNode(node);
+  Request five = gres("", 5);  // not a chunk size: the whole-node exemption holds
+  five.exclusive = true;
+  auto outcome = cluster.select(five, allNodes(cluster));
+  REQUIRE(outcome.verdict == Verdict::Placed);
+  CHECK(devicesOf(outcome).size() == 5);
+  CHECK(outcome.allocation.nodes[0].wholeNode);
+  CHECK(outcome.allocation.nodes[0].cpus.size() == 16);
+  Request perNode = gpusPerNode(2);
+  perNode.exclusive = true;
+  CHECK(devicesOf(cluster.select(perNode, allNodes(cluster))).size() == 2);
+  Request none;
+  none.exclusive = true;
+  CHECK(devicesOf(cluster.select(none, allNodes(cluster))).empty());
+  cluster.commit(outcome.allocation);
+  // The node is still held whole: the three GPUs left go to nobody else.
+  SelectTrace trace;
+  CHECK(cluster.select(gres("", 2), allNodes(cluster), &trace).verdict != Verdict::Placed);
+  CHECK(traceHas(trace, 0, rules::kHeldWhole));
+}
+
+TEST_CASE("--core-spec without AllowSpecResourcesUsage leaves the node shared", "[select][chunks]") {
+  Cluster cluster;
+  cluster.addNode(chunkNode("node0", 8, {2, 4, 8}));
+  Request specced = gres("", 2);
+  specced.coreSpec = 3;
+  auto first = cluster.select(specced, allNodes(cluster));
+  REQUIRE(first.verdict == Verdict::Placed);
+  CHECK(devicesOf(first) == std::vector<int>{0, 1});
+  CHECK_FALSE(first.allocation.nodes[0].wholeNode);
+  cluster.commit(first.allocation);
+  Request threads = gres("", 4);
+  threads.threadSpec = 1;
+  CHECK(devicesOf(cluster.select(threads, allNodes(cluster))) == std::vector<int>{4, 5, 6, 7});
+}

@@ -138,8 +138,8 @@ TEST_CASE("autodetected affinity splitting a socket stops the agent", "[gres][me
                        .nodeGres = "gpu:a100:2"});
   REQUIRE_FALSE(run.result.ok());
   CHECK(run.result.error() ==
-        "gres/gpu GRES autodetected core affinity 0-1 on node node0 doesn't match socket boundaries. (Socket 0 is cores 0-15)\n"
-        "gres/gpu GRES autodetected core affinity 8-9 on node node0 doesn't match socket boundaries. (Socket 0 is cores 0-15)");
+        "_check_core_range_matches_sock: gres/gpu GRES autodetected core affinity 0-1 on node node0 doesn't match socket boundaries. (Socket 0 is cores 0-15)\n"
+        "_check_core_range_matches_sock: gres/gpu GRES autodetected core affinity 8-9 on node node0 doesn't match socket boundaries. (Socket 0 is cores 0-15)");
 
   auto aligned = runMerge({.host = "many-l3-1socket", .autoDetect = "nvml", .gresConfText = "AutoDetect=nvml\n",
                            .nodeGres = "gpu:a100:2", .parameters = {"l3cache_as_socket"}});

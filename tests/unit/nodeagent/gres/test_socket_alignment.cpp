@@ -20,7 +20,7 @@ TEST_CASE("autodetected affinity that splits a socket is refused", "[gres][socke
   auto status = nodegres::checkCoresAlignWithSockets({0, 1}, manyL3({}), {"gpu", "node0", true, ""});
   REQUIRE_FALSE(status.ok());
   CHECK(status.error() ==
-        "gres/gpu GRES autodetected core affinity 0-1 on node node0 doesn't match socket boundaries. "
+        "_check_core_range_matches_sock: gres/gpu GRES autodetected core affinity 0-1 on node node0 doesn't match socket boundaries. "
         "(Socket 0 is cores 0-15)");
 }
 
