@@ -21,6 +21,24 @@ bool toUnsigned(std::string_view text, uint64_t& out) {
   return ec == std::errc() && ptr == text.data() + text.size();
 }
 
+// A GRES count: digits with an optional K, M, G, T or P suffix, each a
+// factor of 1024, as gres.conf and gantry.conf write counts ("4G"), so a
+// request can ask for what Gres= offers. False when it is not one or overflows.
+bool toGresCount(std::string_view text, uint64_t& out) {
+  uint64_t factor = 1;
+  if (!text.empty() && !std::isdigit(static_cast<unsigned char>(text.back()))) {
+    static constexpr std::string_view kSuffixes = "KMGTP";
+    size_t power = kSuffixes.find(static_cast<char>(std::toupper(static_cast<unsigned char>(text.back()))));
+    if (power == std::string_view::npos) return false;
+    factor = uint64_t{1} << (10 * (power + 1));
+    text.remove_suffix(1);
+  }
+  uint64_t base = 0;
+  if (!toUnsigned(text, base) || base > std::numeric_limits<uint64_t>::max() / factor) return false;
+  out = base * factor;
+  return true;
+}
+
 std::vector<std::string_view> split(std::string_view text, char sep) {
   std::vector<std::string_view> parts;
   size_t start = 0;
@@ -160,13 +178,14 @@ Result<std::vector<GresItem>> parseGresList(const std::string& text) {
     }
     GresItem item;
     item.name = std::string(fields[0]);
-    // The last field is the count when it is a number; otherwise it is a type.
+    // The last field is the count when it is a number (with an optional
+    // K/M/G/T/P suffix); otherwise it is a type.
     if (fields.size() >= 2) {
       uint64_t count = 0;
-      bool lastIsCount = toUnsigned(fields.back(), count);
+      bool lastIsCount = toGresCount(fields.back(), count);
       if (fields.size() == 3 && !lastIsCount) {
-        return Error{"invalid GRES '" + std::string(entry) + "': count '" +
-                     std::string(fields.back()) + "' is not a number"};
+        return Error{"invalid GRES '" + std::string(entry) + "': count '" + std::string(fields.back()) +
+                     "' is not a number (a count may end in K, M, G, T or P)"};
       }
       if (lastIsCount) {
         if (count == 0) {

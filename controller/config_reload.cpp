@@ -6,6 +6,7 @@
 #include <future>
 
 #include "common/config/config_set.h"
+#include "common/config/gres_conf.h"
 
 namespace gantry::ctl {
 namespace {
@@ -29,6 +30,17 @@ Result<T> awaitCore(Start start) {
 
 }  // namespace
 
+std::map<std::string, std::string> gresConfDrains(const std::string& confDir, const config::GantryConf& conf) {
+  std::vector<std::string> names;
+  for (const auto& node : conf.nodes) names.push_back(node.name);
+  auto problems = config::gresConfProblemsByNode(std::filesystem::path(confDir) / "gres.conf", names);
+  for (auto& [node, text] : problems) {
+    spdlog::error("node {}: gres.conf:\n{}", node, text);
+    for (size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at)) text.replace(at, 1, "; ");
+  }
+  return problems;
+}
+
 Result<std::vector<std::string>> ConfigReloader::reload() {
   std::lock_guard one(running_);
   auto fresh = config::loadConfigSet(confDir_);
@@ -37,11 +49,13 @@ Result<std::vector<std::string>> ConfigReloader::reload() {
     return Error{ErrorCode::Invalid, std::string(kFailed) + "\n" + fresh.error()};
   }
   for (const auto& warning : fresh->warnings) spdlog::warn("{}", warning.toString());
+  auto drains = gresConfDrains(confDir_, fresh->gantry);
   auto applied = awaitCore<Ok>([&](auto reply) { core_.reconfigure(std::move(fresh->gantry), std::move(reply)); });
   if (!applied) {
     spdlog::error("{} {}", kFailed, applied.error());
     return Error{applied.errorCode(), std::string(kFailed) + " " + applied.error()};
   }
+  core_.drainForConfiguration(std::move(drains));  // after the nodes the file adds exist
   auto nodes = awaitCore<std::vector<std::string>>([&](auto reply) { core_.reconfigureNodes(std::move(reply)); });
   if (!nodes) return nodes.failure();
   for (const auto& problem : *nodes) spdlog::error("reconfigure: {}", problem);

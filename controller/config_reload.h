@@ -10,6 +10,7 @@
 // Threads: reload() may be called from any thread; calls run one at a time.
 #pragma once
 
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -18,6 +19,11 @@
 #include "controller/core/controller_core.h"
 
 namespace gantry::ctl {
+
+// The gres.conf problems of each node of `conf` that a line naming it
+// causes (node -> reason, one line): such a line stops that node's agent,
+// so the controller drains the node with it, at start and on every reload.
+std::map<std::string, std::string> gresConfDrains(const std::string& confDir, const config::GantryConf& conf);
 
 class ConfigReloader {
  public:

@@ -148,6 +148,7 @@ int main(int argc, char** argv) {
     spdlog::critical("cannot recover state: {}", status.error());
     return 1;
   }
+  core.drainForConfiguration(gantry::ctl::gresConfDrains(confDir, conf));
 
   // SIGHUP and `scontrol reconfigure` re-read the configuration the same way.
   gantry::ctl::ConfigReloader reloader(confDir, core);

@@ -40,7 +40,14 @@ ReconfigureOutcome reconfigureAgent(const ReconfigureRequest& request, const Har
   const ConfinementSetupOptions options{
       .confDir = request.confDir, .hostRoot = request.hostRoot, .nodeName = request.nodeName};
   ReconfigureOutcome outcome;
-  auto settings = prepareConfinement(fresh->gantry, hardware, options, &outcome.log, &outcome.warnings);
+  // gres.conf or Gres= may describe the node differently now.
+  if (request.redetect) {
+    auto freshHardware = collectHardwareFor(fresh->gantry, request.nodeName, *request.redetect);
+    if (!freshHardware) return failed(false, request.underSystemd, freshHardware.error());
+    outcome.hardware = std::move(*freshHardware);
+  }
+  const HardwareReport& current = outcome.hardware ? *outcome.hardware : hardware;
+  auto settings = prepareConfinement(fresh->gantry, current, options, &outcome.log, &outcome.warnings);
   if (!settings) return failed(false, request.underSystemd, settings.error(), std::move(outcome.log));
   // The groups are written in file order: when one schemata is refused,
   // those before it already have their new limits.

@@ -31,18 +31,23 @@ struct ReconfigureRequest {
   std::string nodeName;
   std::string hostRoot = "/";
   bool underSystemd = false;
+  // Detect and merge the node's GRES again with the new gres.conf and Gres=
+  // (the agent does; tests of the confinement part pass the hardware in).
+  std::optional<ReportOptions> redetect;
 };
 
 struct ReconfigureOutcome {
   ReconfigureVerdict verdict = ReconfigureVerdict::KeepRunning;
   std::optional<ConfinementSettings> settings;  // set when Applied
+  std::optional<HardwareReport> hardware;        // set when Applied with redetect: to register again
   std::string error;                            // what failed, one problem a line
   std::vector<std::string> log;                 // the decisions of the new set-up
   std::vector<std::string> warnings;            // what is configured but cannot be honoured
 };
 
-// Loads every file of the folder, then sets up cgroup confinement and the
-// resctrl groups again for the hardware found at start.
+// Loads every file of the folder, detects the node's GRES again when asked,
+// then sets up cgroup confinement and the resctrl groups again for that
+// hardware (or for the hardware found at start).
 ReconfigureOutcome reconfigureAgent(const ReconfigureRequest& request, const HardwareReport& hardware);
 
 }  // namespace gantry::agent

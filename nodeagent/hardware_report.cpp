@@ -115,6 +115,13 @@ Result<HardwareReport> collectHardware(const config::GantryConf& conf, const con
   return report;
 }
 
+Result<HardwareReport> collectHardwareFor(const config::GantryConf& conf, const std::string& nodeName,
+                                          const ReportOptions& options) {
+  const config::NodeConf* node = conf.findNode(nodeName);
+  if (node == nullptr) return Error{"node " + nodeName + " is not in " + (fs::path(options.confDir) / "gantry.conf").string()};
+  return collectHardware(conf, *node, options);
+}
+
 Result<std::string> formatNodeReport(const config::GantryConf& conf, const config::NodeConf& node,
                                      const ReportOptions& options, std::vector<std::string>* notes) {
   auto hwOptions = hardwareOptions(conf, node, options);

@@ -38,6 +38,11 @@ struct ReportOptions {
 Result<HardwareReport> collectHardware(const config::GantryConf& conf, const config::NodeConf& node,
                                        const ReportOptions& options);
 
+// The same for the node named `nodeName` in `conf`, as a reconfigure needs
+// it; fails when gantry.conf no longer lists the node.
+Result<HardwareReport> collectHardwareFor(const config::GantryConf& conf, const std::string& nodeName,
+                                          const ReportOptions& options);
+
 // The `gantryd -C` output: the NodeName=... line, then one "Found
 // gpu:<type>:<n> with Autodetect=..." line per detected type, then
 // "UpTime=<days>-<hh>:<mm>:<ss>". Detection only,

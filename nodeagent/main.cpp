@@ -263,6 +263,7 @@ int main(int argc, char** argv) {
   // changes nothing, and a failed resctrl set-up stops an agent that runs
   // in the foreground without --systemd (agent_reconfigure.h).
   int exitCode = 0;
+  std::optional<gantry::agent::HardwareReport> freshHardware;  // the latest reconfigure's, once there is one
   std::thread waiter([&] {
     for (;;) {
       int signal = 0;
@@ -274,7 +275,12 @@ int main(int argc, char** argv) {
       }
       const uint64_t reconfigureTicket = reconfigures.begin();
       auto outcome = gantry::agent::reconfigureAgent(
-          {.confDir = confDir, .nodeName = nodeName, .hostRoot = hostRoot, .underSystemd = underSystemd}, *hardware);
+          {.confDir = confDir,
+           .nodeName = nodeName,
+           .hostRoot = hostRoot,
+           .underSystemd = underSystemd,
+           .redetect = reportOptions},
+          *hardware);
       for (const auto& line : outcome.log) spdlog::info("{}", line);
       for (const auto& warning : outcome.warnings) spdlog::warn("{}", warning);
       if (outcome.verdict == gantry::agent::ReconfigureVerdict::Exit) {
@@ -292,6 +298,14 @@ int main(int argc, char** argv) {
         continue;
       }
       launcher.setConfinement(*outcome.settings);
+      if (outcome.hardware) {
+        // Registered again with the GRES of the new gres.conf and Gres=;
+        // the controller keeps nothing of the old GRES.
+        for (const auto& error : outcome.hardware->errors) spdlog::error("{}", error);
+        link.updateHardware(outcome.hardware->hardware, outcome.hardware->errors);
+        freshHardware = std::move(*outcome.hardware);
+        hardware = &*freshHardware;
+      }
       spdlog::info("reconfigured from {}", confDir);
       reconfigures.finish(reconfigureTicket, "");
     }

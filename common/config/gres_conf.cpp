@@ -237,9 +237,24 @@ void checkChunkAgreement(const GresConf& conf, Diagnostics& diag) {
   }
 }
 
+// Keeps the errors that concern `nodeName`: those of lines that apply to it,
+// of lines whose NodeName does not parse (no one can tell whose they are) and
+// of the file as a whole. A bad line written only for other nodes must not
+// stop this node's agent; the controller reports it against those nodes.
+Diagnostics errorsForNode(const GresLinesParse& parsed, std::string_view nodeName) {
+  std::set<std::pair<std::string, int>> otherNodesLines;
+  for (const auto& line : parsed.lines) {
+    bool onlyOthers = line.hasNodeName && !line.nodes.empty() && line.nodeSet.count(std::string(nodeName)) == 0;
+    if (onlyOthers) otherNodesLines.emplace(line.record.sourceFile, line.record.sourceLine);
+  }
+  Diagnostics kept = parsed.diagnostics;
+  std::erase_if(kept.errors, [&](const Diagnostic& d) { return otherNodesLines.count({d.file, d.line}) > 0; });
+  return kept;
+}
+
 Result<GresConf> finishForNode(const ReadResult& read, const std::string& fileName, std::string_view nodeName) {
   GresLinesParse parsed = parseGresLines(read);
-  Diagnostics diag = parsed.diagnostics;
+  Diagnostics diag = errorsForNode(parsed, nodeName);
   GresConf conf = selectGresForNode(parsed, nodeName, diag);
   conf.file = fileName;
   if (!diag.ok()) return Error{diag.errorText()};
@@ -343,6 +358,26 @@ GresConf selectGresForNode(const GresLinesParse& parsed, std::string_view nodeNa
   conf.autoDetect = nodeMode.value_or(globalMode.value_or(AutoDetect::Off));
   checkChunkAgreement(conf, diagnostics);
   return conf;
+}
+
+std::map<std::string, std::string> gresConfProblemsByNode(const std::filesystem::path& path,
+                                                          const std::vector<std::string>& nodes) {
+  std::map<std::string, std::string> problems;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return problems;
+  GresLinesParse parsed = parseGresLines(readConfFile(path));
+  for (const auto& node : nodes) {
+    std::set<std::pair<std::string, int>> namingLines;
+    for (const auto& line : parsed.lines)
+      if (line.hasNodeName && line.nodeSet.count(node) > 0) namingLines.emplace(line.record.sourceFile, line.record.sourceLine);
+    if (namingLines.empty()) continue;
+    Diagnostics diag;
+    for (const auto& d : parsed.diagnostics.errors)
+      if (namingLines.count({d.file, d.line}) > 0) diag.errors.push_back(d);
+    selectGresForNode(parsed, node, diag);
+    if (!diag.ok()) problems[node] = diag.errorText();
+  }
+  return problems;
 }
 
 Result<GresConf> loadGresConf(const std::filesystem::path& path, std::string_view nodeName) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,7 +73,8 @@ struct GresConf {
 // Reads `path` and returns the records for `nodeName` (lines without
 // NodeName plus lines whose NodeName hostlist contains it). A missing file
 // is not an error: the result has present == false. The error text lists
-// every problem, one "file:line: ..." per line.
+// every problem, one "file:line: ..." per line; problems of lines written
+// only for other nodes are left out (they do not stop this node).
 Result<GresConf> loadGresConf(const std::filesystem::path& path, std::string_view nodeName);
 
 // The same from text in memory.
@@ -97,6 +99,14 @@ GresLinesParse parseGresLines(const ReadResult& read);
 // Selects the lines of one node and runs the checks that span lines (chunk
 // values that must agree per Name and Type). Adds problems to `diagnostics`.
 GresConf selectGresForNode(const GresLinesParse& parsed, std::string_view nodeName, Diagnostics& diagnostics);
+
+// For the controller: the problems gres.conf has for each node of `nodes`
+// that a line naming it in NodeName= causes (its own bad values, or chunk
+// values that disagree on the node), one "file:line: ..." per line. Nodes
+// without such problems, and every node when the file is missing, are absent.
+// Problems of lines without NodeName stop every agent and are left to them.
+std::map<std::string, std::string> gresConfProblemsByNode(const std::filesystem::path& path,
+                                                          const std::vector<std::string>& nodes);
 
 // Checks of single values, exposed for tests: the error names the rule.
 Result<std::vector<uint32_t>> parseChunkSizes(std::string_view text);

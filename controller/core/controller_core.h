@@ -115,6 +115,13 @@ class ControllerCore {
   // reached or had not answered by then.
   void reconfigureNodes(Reply<std::vector<std::string>> reply);
 
+  // Drains each named node with its reason (node -> reason): problems the
+  // configuration has for a node whose agent cannot say so itself, such as
+  // a gres.conf line for it that stops its agent. Registered nodes (their
+  // agent runs on its previous configuration), nodes already drained for
+  // that reason and unknown names are skipped.
+  void drainForConfiguration(std::map<std::string, std::string> reasons);
+
   // Places a step inside a running job with Cluster::selectStep and starts
   // it on every node of the step. A suspended job answers "Job step creation
   // temporarily disabled, retrying"; a step whose --exclusive resources are

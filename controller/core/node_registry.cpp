@@ -58,6 +58,19 @@ std::vector<std::string> ControllerCore::registrationProblems(const NodeRecord& 
   return problems;
 }
 
+void ControllerCore::drainForConfiguration(std::map<std::string, std::string> reasons) {
+  onStrand([this, reasons = std::move(reasons)] {
+    for (const auto& [name, reason] : reasons) {
+      NodeRecord* node = state_.findNode(name);
+      // A registered agent keeps its previous configuration on a bad reload
+      // and goes on working: only nodes whose agent could not start drain.
+      if (node == nullptr || node->registered) continue;
+      if (node->admin == NodeAdminState::Drain && node->reason == reason) continue;
+      applyNode(*node, node_event::Drain{reason});
+    }
+  });
+}
+
 void ControllerCore::registerNode(v1::RegisterRequest request, Reply<v1::RegisterResponse> reply) {
   onStrand([this, request = std::move(request), reply = std::move(reply)] {
     NodeRecord* node = state_.findNode(request.node_name());

@@ -41,6 +41,7 @@ GpuDevice fromDetected(const detect::DetectedGpu& d, int index) {
   dev.detectedIndex = index;
   dev.record.name = "gpu";
   dev.record.type = d.type;
+  dev.record.detectedType = d.type;
   dev.record.files = d.files;
   dev.record.cores = d.cores;
   dev.record.uuid = d.uuid;
@@ -324,12 +325,12 @@ class Merger {
       c.sourceFile = "gantry.conf";
       sharedFromNodeConf_.push_back(c);
     }
-    std::vector<const config::GresRecord*> shared;
+    std::vector<const config::GresRecord*> shared, nodeTotals;
     for (const auto* c : conf_) {
       if (isSharedName(c->name)) shared.push_back(c);
     }
-    for (const auto& c : sharedFromNodeConf_) shared.push_back(&c);
-    spreadSharedGres(out_.records, gpuSources_.size(), shared, in_.nodeName, fatal_);
+    for (const auto& c : sharedFromNodeConf_) nodeTotals.push_back(&c);
+    spreadSharedGres(out_.records, gpuSources_.size(), shared, nodeTotals, in_.nodeName, fatal_);
   }
 
   // --- checks -------------------------------------------------------------

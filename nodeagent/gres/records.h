@@ -14,6 +14,9 @@ namespace gantry::nodegres {
 struct GresRecord {
   std::string name;
   std::string type;
+  // A GPU's type as AutoDetect named it before gantry.conf's shorter Type
+  // replaced it ("" when not detected): shard/mps Type= lines match either.
+  std::string detectedType;
   std::vector<std::string> files;  // several for MultipleFiles, MIG and amdgpu devices
   std::vector<int> cores;          // core ids; empty = any
   std::vector<int> links;          // per device of the same name, -1 for itself; empty = unknown

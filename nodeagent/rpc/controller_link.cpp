@@ -26,9 +26,19 @@ void ControllerLink::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void ControllerLink::updateHardware(v1::NodeHardware hardware, std::vector<std::string> hardwareErrors) {
+  {
+    std::lock_guard lock(hardwareMutex_);
+    options_.hardware = std::move(hardware);
+    options_.hardwareErrors = std::move(hardwareErrors);
+  }
+  hardwareChanged_ = true;
+}
+
 void ControllerLink::run() {
   auto nextHeartbeat = std::chrono::steady_clock::now();
   while (!stopping_) {
+    if (hardwareChanged_.exchange(false)) registered_ = false;
     if (!registered_) {
       registered_ = registerNode();
       if (!registered_) {
@@ -56,9 +66,12 @@ bool ControllerLink::registerNode() {
   request.set_node_name(options_.nodeName);
   request.set_addr(options_.listenAddr);
   request.set_port(options_.listenPort);
-  *request.mutable_hardware() = options_.hardware;
+  {
+    std::lock_guard lock(hardwareMutex_);
+    *request.mutable_hardware() = options_.hardware;
+    for (const auto& error : options_.hardwareErrors) request.add_errors(error);
+  }
   request.set_boot_time(options_.bootTime);
-  for (const auto& error : options_.hardwareErrors) request.add_errors(error);
   for (const auto& key : launcher_.known()) {
     v1::RunningStep* step = request.add_running();
     step->set_job_id(key.jobId);

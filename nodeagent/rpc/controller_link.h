@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -35,6 +36,9 @@ class ControllerLink {
   ~ControllerLink();
   void start();
   void stop();
+  // A reconfigure found the node's hardware anew: the next round registers
+  // it, so the controller replaces the GRES it knew. Any thread may call.
+  void updateHardware(v1::NodeHardware hardware, std::vector<std::string> hardwareErrors);
 
  private:
   void run();
@@ -45,6 +49,8 @@ class ControllerLink {
   std::string controllerName() const;  // "controller at host:port", for messages
 
   LinkOptions options_;
+  std::mutex hardwareMutex_;  // guards options_.hardware and hardwareErrors
+  std::atomic<bool> hardwareChanged_{false};
   StepLauncher& launcher_;
   const auth::Authenticator& authenticator_;
   std::unique_ptr<v1::ControllerAgent::Stub> stub_;

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gantry_cluster import BUILD, REPO, binary, wait_for
+from gantry_cluster import BUILD, REPO, Cluster, binary, wait_for
 
 HOSTS = REPO / "tests" / "fixtures" / "hosts"
 
@@ -207,3 +207,37 @@ def test_gantryd_G_prints_shard_records_with_their_dmem_slices(tmp_path):
     assert out.index("File=/dev/nvidia0") < out.index("File=/dev/nvidia1") < out.index("File=/dev/dri/renderD128")
     assert "shard: /dev/nvidia0 shards=16 region=nvidia/0000:17:00/vidmem" in out
     assert "dmem=enforced" in out and "dmem=off" in out
+
+
+def test_gantryd_G_keeps_chunk_sizes_of_a_shard_line(tmp_path):
+    conf = write_conf(tmp_path / "conf", "NodeName=node0 CPUs=32 Gres=gpu:4,shard:8",
+                      gres_conf="AutoDetect=nvidia\nName=shard File=/dev/nvidia[2-3] Count=8 ChunkSizes=2\n")
+    result = gantryd(conf, "pcie4-linked-pairs", "-G")
+    assert result.returncode == 0, result.stderr
+    shard_lines = [line for line in result.stdout.splitlines() if line.startswith("Name=shard")]
+    assert len(shard_lines) == 2, result.stdout
+    assert all(" Count=4 " in line and line.endswith("ChunkSizes=2") for line in shard_lines), shard_lines
+
+
+def test_a_bad_gres_conf_line_for_another_node_drains_only_that_node(tmp_path):
+    gres_conf = ("NodeName=good1 Name=gpu Type=l40 File=/dev/nvidia0\n"
+                 "NodeName=otherbox Name=gpu Type=l40 Count=2 ChunkSizes=2\n")
+    cluster = Cluster(nodes=[{"name": "good1", "cpus": 4, "gres": "gpu:l40:1"},
+                             {"name": "otherbox", "cpus": 4, "gres": "gpu:l40:2"}],
+                      gres_conf=gres_conf, root=tmp_path / "cluster")
+    try:
+        cluster.start_munge()
+        cluster.start_controller()
+        cluster.start_agent("good1")
+        cluster.start_agent("otherbox")
+        cluster.wait_nodes_up(["good1"])
+        # otherbox's own agent stops on its line, as the spec says; the
+        # controller drains it with that line as the reason.
+        assert cluster.agents["otherbox"].wait(timeout=20) != 0
+        wait_for(lambda: "DRAIN" in node(cluster, "otherbox")["state"], timeout=10, what="otherbox to drain")
+        assert "ChunkSizes needs File or MultipleFiles" in node(cluster, "otherbox")["reason"]
+        assert node(cluster, "good1")["state"] == "IDLE"
+        job_id = cluster.sbatch("--gres=gpu:l40:1", "--wrap", "true")
+        assert cluster.wait_job(job_id) == "COMPLETED"
+    finally:
+        cluster.cleanup()

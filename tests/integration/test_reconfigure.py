@@ -51,6 +51,24 @@ def test_agent_survives_sighup_and_keeps_its_configuration_on_errors(cluster):
     assert cluster.wait_job(job_id) == "COMPLETED"
 
 
+def test_agent_sighup_registers_the_gres_of_a_changed_gres_conf(cluster_factory):
+    gres = "Name=gpu Type=rtx_pro_6000 File=/dev/nvidia[0-1]\n"
+    cluster = cluster_factory(nodes=[{"name": "g1", "cpus": 4, "memory": 4000, "gres": "gpu:2"}], gres_conf=gres)
+
+    def devices():
+        return next(n for n in cluster.nodes_json() if n["name"] == "g1")["gres_devices"]
+
+    assert [d.split()[0] for d in devices()] == ["gpu:rtx_pro_6000", "gpu:rtx_pro_6000"]
+    (cluster.conf_dir / "gres.conf").write_text("Name=gpu Type=pro6000 File=/dev/nvidia[0-1]\n")
+    log = cluster.root / "gantryd-g1.log"
+    cluster.agents["g1"].send_signal(signal.SIGHUP)
+    wait_for(lambda: "reconfigured from" in log.read_text(), timeout=20, what="the agent to reconfigure")
+    wait_for(lambda: [d.split()[0] for d in devices()] == ["gpu:pro6000", "gpu:pro6000"],
+             timeout=20, what="the controller to show the new GRES")
+    out = cluster.cli("srun", "--gres=gpu:pro6000:2", "printenv", "CUDA_VISIBLE_DEVICES", timeout=30).stdout
+    assert out.strip() == "0,1"
+
+
 # ------------------------------------------------------------ scontrol reconfigure
 
 def agent_log(cluster, name):

@@ -76,6 +76,37 @@ TEST_CASE("GRES lists", "[cli][units]") {
   CHECK_THAT(parseGresList("a:b:1:2").error(), Catch::Contains("expected name[:type][:count]"));
 }
 
+TEST_CASE("GRES request counts take size suffixes", "[cli][units]") {
+  struct Row {
+    const char* rule;
+    const char* text;
+    std::string type;
+    uint64_t count;
+  };
+  const Row rows[] = {
+      {"K is 1024", "scratch:nvme:3K", "nvme", 3ULL << 10},
+      {"M is 1024^2, case-insensitive", "scratch:nvme:7m", "nvme", 7ULL << 20},
+      {"G is 1024^3", "bandwidth:gpfs:6G", "gpfs", 6ULL << 30},
+      {"T is 1024^4", "bandwidth:gpfs:2T", "gpfs", 2ULL << 40},
+      {"P is 1024^5", "bandwidth:gpfs:1P", "gpfs", 1ULL << 50},
+      {"an untyped count takes a suffix too", "bandwidth:5G", "", 5ULL << 30},
+      {"a type that is not a count stays a type", "gpu:1g.10gb", "1g.10gb", 1},
+  };
+  for (const auto& row : rows) {
+    SECTION(row.rule) {
+      auto items = parseGresList(row.text);
+      REQUIRE(items.ok());
+      REQUIRE(items->size() == 1);
+      CHECK((*items)[0].type == row.type);
+      CHECK((*items)[0].count == row.count);
+    }
+  }
+  CHECK_THAT(parseGresList("bandwidth:gpfs:4X").error(), Catch::Contains("count '4X' is not a number"));
+  CHECK_THAT(parseGresList("bandwidth:gpfs:G").error(), Catch::Contains("is not a number"));
+  CHECK_THAT(parseGresList("bandwidth:gpfs:99999999P").error(), Catch::Contains("is not a number"));
+  CHECK_THAT(parseGresList("bandwidth:gpfs:0G").error(), Catch::Contains("at least 1"));
+}
+
 TEST_CASE("GPU counts with optional type", "[cli][units]") {
   auto plain = parseGpuCount("4");
   REQUIRE(plain.ok());

@@ -2,6 +2,7 @@
 
 #include "common/config/gres_conf.h"
 #include "common/config/gres_format.h"
+#include "tests/unit/support/scratch.h"
 
 using namespace gantry::config;
 
@@ -183,4 +184,40 @@ TEST_CASE("formatGresRecords prints one record per device in order", "[config][g
         "Gres Name=mps Count=200 File=/dev/nvidia0\n"
         "Gres Name=bandwidth Type=lustre Count=4294967296 Flags=CountOnly\n"
         "Gres Name=gpu Type=rtx Count=1 Index=2 File=/dev/nvidia2 DmemRegion=off\n");
+}
+
+// --- lines for other nodes -------------------------------------------------
+
+namespace {
+const std::string kBadLineForOtherNode =
+    "Name=gpu Type=l40 File=/dev/nvidia[0-1]\n"
+    "NodeName=gpu-b[07-09] Name=gpu Type=l40 Count=2 ChunkSizes=2\n";
+}  // namespace
+
+TEST_CASE("a bad line for other nodes does not stop this node", "[config][gres]") {
+  GresConf conf = mustParse(kBadLineForOtherNode, "gpu-a01");
+  REQUIRE(conf.records.size() == 1);
+  CHECK(conf.records[0].files.size() == 2);
+  CHECK_THAT(parseError(kBadLineForOtherNode, "gpu-b08"),
+             Catch::Contains("gres.conf:2: ChunkSizes needs File or MultipleFiles"));
+}
+
+TEST_CASE("a line whose NodeName does not parse stops every node", "[config][gres]") {
+  CHECK_THAT(parseError("NodeName=gpu-b[09-07] Name=gpu Count=2 ChunkSizes=2\n", "gpu-a01"),
+             Catch::Contains("gres.conf:1:"));
+}
+
+TEST_CASE("the controller finds the gres.conf problems of each node a line names", "[config][gres]") {
+  gantry::testing::TempDir dir("gantry-gres-conf");
+  std::ofstream(dir.path() / "gres.conf") << kBadLineForOtherNode
+                                          << "NodeName=gpu-a02 Name=gpu Type=l40 File=/dev/nvidia[2-3] ChunkSizes=2\n"
+                                          << "NodeName=gpu-a02 Name=gpu Type=l40 File=/dev/nvidia[4-5]\n";
+  auto problems = gresConfProblemsByNode(dir.path() / "gres.conf", {"gpu-a01", "gpu-a02", "gpu-b07", "gpu-b09"});
+  CHECK(problems.count("gpu-a01") == 0);
+  REQUIRE(problems.count("gpu-b07") == 1);
+  CHECK_THAT(problems["gpu-b07"], Catch::Contains(":2: ChunkSizes needs File or MultipleFiles"));
+  CHECK_THAT(problems["gpu-b09"], Catch::Contains(":2: ChunkSizes needs File or MultipleFiles"));
+  REQUIRE(problems.count("gpu-a02") == 1);
+  CHECK_THAT(problems["gpu-a02"], Catch::Contains("every line of one Name and Type must set the same"));
+  CHECK(gresConfProblemsByNode(dir.path() / "missing.conf", {"gpu-b07"}).empty());
 }

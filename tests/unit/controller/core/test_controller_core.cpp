@@ -356,6 +356,26 @@ TEST_CASE("a problem reported with a heartbeat drains the node with that reason"
   CHECK(nodes->nodes(0).reason() == "job 9: epilog failed: exit 3");
 }
 
+TEST_CASE("configuration problems drain the unregistered nodes they name and skip unknown names") {
+  Harness h;
+  h.core->drainForConfiguration({{"n2", "gres.conf:3: ChunkSizes needs File"}, {"nobody", "ignored"}});
+  h.settle();
+  h.registerNodes();
+  h.core->drainForConfiguration({{"n1", "gres.conf:4: a registered node keeps working"}});
+  h.settle();
+  h.core->drainForConfiguration({{"n2", "gres.conf:3: ChunkSizes needs File"}});
+  h.settle();
+  v1::ListNodesRequest request;
+  auto nodes = h.await<v1::ListNodesResponse>([&](auto reply) { h.core->listNodes(request, reply); });
+  REQUIRE(nodes->nodes_size() == 2);
+  for (const auto& node : nodes->nodes()) {
+    if (node.name() == "n1") CHECK(node.state() == "IDLE");
+    if (node.name() != "n2") continue;
+    CHECK(node.state().find("DRAIN") != std::string::npos);
+    CHECK(node.reason() == "gres.conf:3: ChunkSizes needs File");
+  }
+}
+
 TEST_CASE("a stored job that a new configuration refuses waits with the reason") {
   const std::string nodes =
       "GresTypes=gpu\nNodeName=n[1-2] CPUs=4 CoresPerSocket=4 RealMemory=1000 Gres=gpu:2\n"

@@ -202,3 +202,107 @@ TEST_CASE("a shared GRES with no GPU to share stops the agent", "[gres][merge][s
   REQUIRE_FALSE(run.result.ok());
   CHECK(run.result.error() == "gres.conf:1: Name=mps Type=h100: no gpu with device files on node node0 to share");
 }
+
+// --- shared GRES: the per-type form (Name + Type + Count, no File) ----------
+
+namespace {
+
+// Configured GPUs (no AutoDetect), one line per device, in this order.
+std::string gpuLines(const std::vector<std::pair<std::string, std::string>>& typeAndFile) {
+  std::string text;
+  for (const auto& [type, file] : typeAndFile) text += "Name=gpu Type=" + type + " File=" + file + "\n";
+  return text;
+}
+
+std::vector<uint64_t> sharedCounts(const nodegres::MergeResult& result, const std::string& name) {
+  std::vector<uint64_t> counts;
+  for (const auto& r : result.records)
+    if (r.name == name) counts.push_back(r.count);
+  return counts;
+}
+
+}  // namespace
+
+TEST_CASE("shared per-type rules", "[gres][merge][shard][mps]") {
+  struct Row {
+    const char* rule;
+    std::string gresConf;
+    std::string nodeGres;
+    const char* name;
+    std::vector<uint64_t> expected;  // per GPU that offers any, in device order
+  };
+  const std::string twoKinds = gpuLines({{"h200", "/dev/nvidia0"}, {"h200", "/dev/nvidia1"},
+                                         {"h200", "/dev/nvidia2"}, {"l4", "/dev/nvidia3"}});
+  const std::string nested = gpuLines({{"h200_nvl", "/dev/nvidia0"}, {"h200_sxm", "/dev/nvidia1"},
+                                       {"h200_nvl", "/dev/nvidia2"}});
+  const std::string contained = gpuLines({{"rtx_a1000", "/dev/nvidia0"}, {"a10", "/dev/nvidia1"},
+                                          {"rtx_a1000", "/dev/nvidia2"}});
+  const Row rows[] = {
+      {"the Count is given to every GPU of the Type, per device",
+       twoKinds + "Name=shard Type=h200 Count=24\nName=shard Type=l4 Count=6\n",
+       "gpu:h200:3,gpu:l4:1,shard:h200:72,shard:l4:6", "shard", {24, 24, 24, 6}},
+      {"the most specific of overlapping Types wins, the counts never add up",
+       nested + "Name=shard Type=H200 Count=10\nName=shard Type=h200_nvl Count=14\n",
+       "gpu:h200_nvl:2,gpu:h200_sxm:1,shard:38", "shard", {14, 10, 14}},
+      {"a Type contained in another GPU type loses to that GPU's own line",
+       contained + "Name=shard Type=a10 Count=5\nName=shard Type=rtx_a1000 Count=3\n",
+       "gpu:rtx_a1000:2,gpu:a10:1,shard:11", "shard", {3, 5, 3}},
+      {"the per-type Type matches case-insensitively as a substring",
+       twoKinds + "Name=mps Type=H2 Count=100\n", "gpu:h200:3,gpu:l4:1,mps:300", "mps", {100, 100, 100}},
+      {"MPS takes the per-device Count like shards",
+       twoKinds + "Name=mps Type=h200 Count=300\nName=mps Type=l4 Count=50\n",
+       "gpu:h200:3,gpu:l4:1,mps:h200:900,mps:l4:50", "mps", {300, 300, 300, 50}},
+      {"a gantry.conf typed total with no gres.conf line is still split over its GPUs",
+       twoKinds, "gpu:h200:3,gpu:l4:1,shard:h200:30", "shard", {10, 10, 10}},
+      {"a Count-only line is still a node total split evenly",
+       twoKinds + "Name=shard Count=10\n", "gpu:h200:3,gpu:l4:1,shard:10", "shard", {3, 3, 2, 2}},
+  };
+  for (const auto& row : rows) {
+    SECTION(row.rule) {
+      auto run = runMerge({.host = "pcie4-linked-pairs", .autoDetect = "off", .gresConfText = row.gresConf,
+                           .nodeGres = row.nodeGres});
+      REQUIRE(run.result.ok());
+      CHECK(sharedCounts(*run.result, row.name) == row.expected);
+    }
+  }
+}
+
+TEST_CASE("per-type shared records take the type of their GPU", "[gres][merge][shard]") {
+  auto run = runMerge({.host = "pcie4-linked-pairs",
+                       .autoDetect = "off",
+                       .gresConfText = gpuLines({{"h200_nvl", "/dev/nvidia0"}, {"l4", "/dev/nvidia1"}}) +
+                                       "Name=shard Type=h200 Count=8\n",
+                       .nodeGres = "gpu:h200_nvl:1,gpu:l4:1,shard:h200_nvl:8"});
+  REQUIRE(run.result.ok());
+  const auto& records = run.result->records;
+  REQUIRE(records.size() == 3);
+  CHECK(records[2].name == "shard");
+  CHECK(records[2].type == "h200_nvl");
+  CHECK(records[2].files == std::vector<std::string>{"/dev/nvidia0"});
+  CHECK(records[2].count == 8);
+}
+
+TEST_CASE("ChunkSizes on a shared GRES line reaches the shared records", "[gres][merge][shard]") {
+  auto run = runMerge({.host = "pcie4-linked-pairs",
+                       .autoDetect = "off",
+                       .gresConfText = gpuLines({{"l4", "/dev/nvidia0"}, {"l4", "/dev/nvidia1"}}) +
+                                       "Name=shard File=/dev/nvidia[0-1] Count=6 ChunkSizes=2\n",
+                       .nodeGres = "gpu:l4:2,shard:6"});
+  REQUIRE(run.result.ok());
+  const auto& records = run.result->records;
+  REQUIRE(records.size() == 4);
+  CHECK(records[2].chunkSizes == std::vector<int>{2});
+  CHECK(records[3].chunkSizes == std::vector<int>{2});
+}
+
+TEST_CASE("per-type shared lines also match the name AutoDetect gave the GPU", "[gres][merge][shard]") {
+  // gantry.conf's a6000 names the detected nvidia_rtx_a6000 GPUs; the more
+  // specific rtx_a6000 line still wins on them.
+  auto run = runMerge({.host = "pcie4-linked-pairs",
+                       .autoDetect = "nvml",
+                       .gresConfText = "AutoDetect=nvml\nName=shard Type=a6000 Count=2\nName=shard Type=rtx_a6000 Count=6\n",
+                       .nodeGres = "gpu:a6000:4,shard:a6000:24"});
+  REQUIRE(run.result.ok());
+  CHECK(sharedCounts(*run.result, "shard") == std::vector<uint64_t>{6, 6, 6, 6});
+  CHECK(run.result->records[4].type == "a6000");
+}
