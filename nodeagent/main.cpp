@@ -210,6 +210,7 @@ int main(int argc, char** argv) {
       .clusterName = conf.clusterName,
       .hostRoot = hostRoot,
       .confinement = *confinement,
+      .gpuLibrary = gantry::agent::stepGpuLibrarySettings(conf, *hardware, reportOptions),
       .jobScripts = {.prolog = conf.prolog,
                      .epilog = conf.epilog,
                      .timeout = std::chrono::seconds(conf.prologEpilogTimeoutSec)}});
@@ -279,6 +280,7 @@ int main(int argc, char** argv) {
         continue;
       }
       launcher.setConfinement(*settings);
+      launcher.setGpuLibrary(gantry::agent::stepGpuLibrarySettings(fresh->gantry, *hardware, reportOptions));
       spdlog::info("reconfigured from {}", confDir);
       reconfigures.finish(reconfigureTicket, "");
     }
