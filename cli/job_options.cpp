@@ -65,7 +65,6 @@ struct FlagOption {
 const FlagOption kFlagOptions[] = {
     {"-H,--hold", "hold", &SbatchOptions::hold, "submit the job held"},
     {"--parsable", "parsable", &SbatchOptions::parsable, "print only the job id"},
-    {"--exclusive", "exclusive", &SbatchOptions::exclusive, "allocate whole nodes"},
     {"--test-only", "test-only", &SbatchOptions::testOnly,
      "ask where and when the job would run; submit nothing"},
 };
@@ -102,6 +101,18 @@ void declareSbatchOptions(CLI::App& app, SbatchOptions& target, const std::strin
         },
         option.help);
   }
+  // A flag that may carry a value: "--exclusive" alone or "--exclusive=user"
+  // (never "--exclusive user": the next word stays the script or command).
+  // Bare, it reads as its default "exclusive", the plain form.
+  static const std::string exclusiveHelp =
+      "whole nodes; =user: share nodes only with your own jobs, =mcs: only with jobs of your MCS label, "
+      "=topo: whole topology blocks";
+  app.add_flag("--exclusive{exclusive}", exclusiveHelp)
+      ->each([&target, currentOrigin](const std::string& value) {
+        target.exclusive = value;
+        target.origin["exclusive"] = *currentOrigin;
+      })
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_flag_callback(
       "--requeue",
       [&target, currentOrigin] {

@@ -29,7 +29,8 @@ struct SbatchOptions {
   std::optional<std::string> exportSpec, wrap, confDir, priority, gpuBind;
   bool hold = false;
   bool parsable = false;
-  bool exclusive = false;
+  // --exclusive: "" when given bare, else its argument (user, mcs, topo).
+  std::optional<std::string> exclusive;
   bool testOnly = false;
   std::optional<bool> requeue;
   // Long option name (without dashes) -> where its value came from,

@@ -1,4 +1,5 @@
 // Merged sbatch options -> JobSpec, with every value checked.
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -82,7 +83,6 @@ class SpecBuilder {
     if (options_.error) spec_.set_stderr_pattern(*options_.error);
     if (options_.input) spec_.set_stdin_path(*options_.input);
     spec_.set_hold(options_.hold);
-    spec_.set_exclusive(options_.exclusive);
     if (options_.requeue) {
       spec_.set_requeue(*options_.requeue);
       spec_.set_no_requeue(!*options_.requeue);
@@ -90,7 +90,7 @@ class SpecBuilder {
     for (auto step : {&SpecBuilder::applyCounts, &SpecBuilder::applyMemory,
                       &SpecBuilder::applyTime, &SpecBuilder::applyGres, &SpecBuilder::applyGpus,
                       &SpecBuilder::applyTresPerTask, &SpecBuilder::applyGresFlags,
-                      &SpecBuilder::applyEnvironment}) {
+                      &SpecBuilder::applyExclusive, &SpecBuilder::applyEnvironment}) {
       Status status = (this->*step)();
       if (!status) return Error{status.error()};
     }
@@ -293,6 +293,26 @@ class SpecBuilder {
     }
     if (seen.count("enforce-links") && seen.count("ignore-links")) {
       return errors_.make("gres-flags", "enforce-links and ignore-links are mutually exclusive");
+    }
+    return okStatus();
+  }
+
+  // --exclusive alone or with user, mcs or topo (any case). Plain and topo
+  // take whole nodes; user and mcs share nodes with the allowed jobs.
+  Status applyExclusive() {
+    if (!options_.exclusive) return okStatus();
+    std::string mode = *options_.exclusive;
+    std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (mode == "exclusive") {
+      spec_.set_exclusive(true);
+    } else if (mode == "topo") {
+      spec_.set_exclusive(true);
+      spec_.set_exclusive_mode(mode);
+    } else if (mode == "user" || mode == "mcs") {
+      spec_.set_exclusive_mode(mode);
+    } else {
+      return errors_.make("exclusive", "invalid value '" + *options_.exclusive +
+                                           "': expected --exclusive alone, or =user, =mcs or =topo");
     }
     return okStatus();
   }

@@ -197,8 +197,9 @@ Result<GpuCount> parseGpuCount(const std::string& text) {
       return Error{"invalid GPU count '" + text + "': expected [type:]N"};
     }
   }
-  auto count = parseCount(countText);
-  if (!count) return Error{"invalid GPU count '" + text + "': expected [type:]N with N >= 1"};
+  // 0 asks for none, as in Slurm: a step of a GPU job that wants no GPU.
+  auto count = parseCount(countText, /*allowZero=*/true);
+  if (!count) return Error{"invalid GPU count '" + text + "': expected [type:]N, N a whole number"};
   gpus.count = *count;
   return gpus;
 }

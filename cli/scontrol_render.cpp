@@ -56,6 +56,15 @@ constexpr size_t kConfigKeyWidth = 23;
 
 std::string orNull(const std::string& text) { return text.empty() ? "(null)" : text; }
 
+// The job's sharing as scontrol prints it: NO for whole nodes, USER, MCS or
+// TOPO for the --exclusive forms, OK otherwise.
+std::string overSubscribeOf(const gantry::v1::JobSpec& spec) {
+  std::string mode = spec.exclusive_mode();
+  std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return std::toupper(c); });
+  if (!mode.empty()) return mode;
+  return spec.exclusive() ? "NO" : "OK";
+}
+
 std::string yesNo(bool value) { return value ? "YES" : "NO"; }
 
 std::string limitLong(int64_t minutes, const std::string& zeroWord) {
@@ -184,7 +193,7 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
     r.add("MinMemoryNode", std::to_string(spec.mem_per_node_mb()) + "M");
   }
   r.next();
-  r.add("OverSubscribe", spec.exclusive() ? "NO" : "OK").next();
+  r.add("OverSubscribe", overSubscribeOf(spec)).next();
   r.add("WorkDir", orNull(spec.work_dir())).next();
   r.add("StdErr", ioPath(job, spec.stderr_pattern().empty() ? spec.stdout_pattern()
                                                                : spec.stderr_pattern()))

@@ -97,20 +97,31 @@ Result<ConfinementSettings> prepareConfinement(const config::GantryConf& conf, c
     }
   }
 
+  return settings;
+}
+
+Result<std::optional<std::string>> prepareResctrl(const config::GantryConf& conf,
+                                                  const ConfinementSetupOptions& options,
+                                                  std::vector<std::string>* log) {
+  // Without the plugin resctrl.yaml is not even read: no group is created
+  // and no step is placed.
+  if (!conf.hasTaskPlugin("task/resctrl")) return std::optional<std::string>{};
   auto resctrlConf = config::loadResctrlConf(fs::path(options.confDir) / "resctrl.yaml");
   if (!resctrlConf) return Error{resctrlConf.error()};
-  if (resctrlConf->present) {
-    auto outcome = resctrl::setUpResctrlGroups(
-        resctrl::ResctrlSetupOptions{.host_root = options.hostRoot, .conf = *resctrlConf});
-    if (!outcome) return Error{outcome.error()};
-    if (outcome->managed) {
-      settings.resctrlRoot = underRoot(options.hostRoot, "/sys/fs/resctrl");
-      if (log) log->push_back("resctrl: groups ready under " + *settings.resctrlRoot);
-    } else if (log) {
-      log->push_back("resctrl: not managed: " + outcome->reason);
-    }
+  if (!resctrlConf->present) {
+    if (log) log->push_back("resctrl: not managed: no resctrl.yaml");
+    return std::optional<std::string>{};
   }
-  return settings;
+  auto outcome = resctrl::setUpResctrlGroups(
+      resctrl::ResctrlSetupOptions{.host_root = options.hostRoot, .conf = *resctrlConf});
+  if (!outcome) return Error{outcome.error()};
+  if (!outcome->managed) {
+    if (log) log->push_back("resctrl: not managed: " + outcome->reason);
+    return std::optional<std::string>{};
+  }
+  std::string root = underRoot(options.hostRoot, "/sys/fs/resctrl");
+  if (log) log->push_back("resctrl: groups ready under " + root);
+  return std::optional<std::string>{root};
 }
 
 }  // namespace gantry::agent

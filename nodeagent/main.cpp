@@ -18,6 +18,7 @@
 #include "common/rpc/channel.h"
 #include "common/rpc/unparsed_request.h"
 #include "common/util/logging.h"
+#include "nodeagent/agent_reconfigure.h"
 #include "nodeagent/confinement_setup.h"
 #include "nodeagent/gpu_library_setup.h"
 #include "nodeagent/hardware_report.h"
@@ -83,6 +84,9 @@ int main(int argc, char** argv) {
   app.add_flag("--check-config", checkConfig, "read every configuration file, report all problems, exit");
   bool foreground = true;
   app.add_flag("-D", foreground, "run in the foreground (always the case; accepted for compatibility)");
+  bool underSystemd = false;
+  app.add_flag("--systemd", underSystemd,
+               "started by systemd (the packaged unit): a failed resctrl reconfigure keeps the agent running");
   CLI11_PARSE(app, argc, argv);
 
   // Signals are taken by one thread with sigwait(); block them before any
@@ -197,6 +201,13 @@ int main(int argc, char** argv) {
       conf, *hardware,
       gantry::agent::ConfinementSetupOptions{.confDir = confDir, .hostRoot = hostRoot, .nodeName = nodeName},
       &confinementLog, &confinementWarnings);
+  if (confinement) {
+    auto resctrlRoot = gantry::agent::prepareResctrl(
+        conf, gantry::agent::ConfinementSetupOptions{.confDir = confDir, .hostRoot = hostRoot, .nodeName = nodeName},
+        &confinementLog);
+    if (resctrlRoot) confinement->resctrlRoot = *resctrlRoot;
+    else confinement = gantry::Error{resctrlRoot.error()};
+  }
   for (const auto& line : confinementLog) spdlog::info("{}", line);
   for (const auto& warning : confinementWarnings) spdlog::warn("{}", warning);
   if (!confinement) {
@@ -250,7 +261,9 @@ int main(int argc, char** argv) {
   // SIGTERM/SIGINT stop the agent only; steps keep running. SIGHUP re-reads
   // the configuration: resctrl groups are set up again and new steps get
   // the new confinement settings; a configuration that does not load
-  // changes nothing.
+  // changes nothing, and a failed resctrl set-up stops an agent that runs
+  // in the foreground without --systemd (agent_reconfigure.h).
+  int exitCode = 0;
   std::thread waiter([&] {
     for (;;) {
       int signal = 0;
@@ -261,26 +274,29 @@ int main(int argc, char** argv) {
         return;
       }
       const uint64_t reconfigureTicket = reconfigures.begin();
-      auto fresh = gantry::config::loadConfigSet(confDir, {.nodeName = nodeName});
-      if (!fresh) {
-        spdlog::error("Resuming operation, reconfigure failed.\n{}", fresh.error());
-        reconfigures.finish(reconfigureTicket, "Resuming operation, reconfigure failed.\n" + fresh.error());
+      auto outcome = gantry::agent::reconfigureAgent(
+          {.confDir = confDir, .nodeName = nodeName, .hostRoot = hostRoot, .underSystemd = underSystemd}, *hardware);
+      for (const auto& line : outcome.log) spdlog::info("{}", line);
+      for (const auto& warning : outcome.warnings) spdlog::warn("{}", warning);
+      if (outcome.verdict == gantry::agent::ReconfigureVerdict::Exit) {
+        spdlog::critical("reconfigure failed, stopping (a foreground agent without --systemd does not resume; "
+                         "steps keep running)\n{}",
+                         outcome.error);
+        reconfigures.finish(reconfigureTicket, "reconfigure failed, the agent stops.\n" + outcome.error);
+        exitCode = 1;
+        g_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+        return;
+      }
+      if (outcome.verdict == gantry::agent::ReconfigureVerdict::KeepRunning) {
+        spdlog::error("Resuming operation, reconfigure failed.\n{}", outcome.error);
+        reconfigures.finish(reconfigureTicket, "Resuming operation, reconfigure failed.\n" + outcome.error);
         continue;
       }
-      std::vector<std::string> lines, warnings;
-      auto settings = gantry::agent::prepareConfinement(
-          fresh->gantry, *hardware,
-          gantry::agent::ConfinementSetupOptions{.confDir = confDir, .hostRoot = hostRoot, .nodeName = nodeName},
-          &lines, &warnings);
-      for (const auto& line : lines) spdlog::info("{}", line);
-      for (const auto& warning : warnings) spdlog::warn("{}", warning);
-      if (!settings) {
-        spdlog::error("Resuming operation, reconfigure failed.\n{}", settings.error());
-        reconfigures.finish(reconfigureTicket, "Resuming operation, reconfigure failed.\n" + settings.error());
-        continue;
+      launcher.setConfinement(*outcome.settings);
+      // The accounting keys may have changed too (the selected plugin has not).
+      if (auto fresh = gantry::config::loadGantryConf(gantryConfPath); fresh) {
+        launcher.setGpuLibrary(gantry::agent::stepGpuLibrarySettings(fresh->conf, *hardware, reportOptions));
       }
-      launcher.setConfinement(*settings);
-      launcher.setGpuLibrary(gantry::agent::stepGpuLibrarySettings(fresh->gantry, *hardware, reportOptions));
       spdlog::info("reconfigured from {}", confDir);
       reconfigures.finish(reconfigureTicket, "");
     }
@@ -288,5 +304,5 @@ int main(int argc, char** argv) {
   g_server->Wait();
   link.stop();
   waiter.join();
-  return 0;
+  return exitCode;
 }

@@ -37,9 +37,12 @@ Result<ConfigSet> loadConfigSet(const std::filesystem::path& confDir, const Conf
   } else {
     appendError(errors, cgroup.error());
   }
-  auto resctrl = loadResctrlConf(confDir / "resctrl.yaml");
-  if (resctrl.ok()) set.resctrl = std::move(resctrl.value());
-  else appendError(errors, resctrl.error());
+  // resctrl.yaml belongs to task/resctrl: without the plugin it is not read.
+  if (set.gantry.hasTaskPlugin("task/resctrl")) {
+    auto resctrl = loadResctrlConf(confDir / "resctrl.yaml");
+    if (resctrl.ok()) set.resctrl = std::move(resctrl.value());
+    else appendError(errors, resctrl.error());
+  }
   if (!errors.empty()) return Error{errors};
   return set;
 }

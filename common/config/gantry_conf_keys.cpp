@@ -260,6 +260,8 @@ void setTaskPlugins(KeyContext& c) {
   c.conf.taskPlugins.clear();
   for (const auto& plugin : splitList(c.pair.value)) {
     std::string lower = toLower(plugin);
+    // Slurm takes a plugin's name without its type too: "cgroup,affinity".
+    if (lower.find('/') == std::string::npos) lower = "task/" + lower;
     if (!kPlugins.count(lower)) {
       c.error("unknown task plugin \"" + plugin + "\" (expected task/cgroup, task/affinity, task/resctrl or task/none)");
       continue;

@@ -148,8 +148,7 @@ std::vector<InertKey> makeTable() {
       {P::Global, "SwitchParameters", "", "switch/lua interconnect lifecycle", "parameters handed to the switch plugin",
        "controller/switch", "verbose"},
       {P::Global, "TaskPlugin", "", "task CPU binding",
-       "task/affinity binds each task to its CPUs; task/cgroup is acted on, and resctrl groups follow "
-       "resctrl.yaml",
+       "task/affinity binds each task to its CPUs; task/cgroup and task/resctrl are acted on",
        "stepd", "task/affinity", taskPluginPart},
       {P::Global, "ProctrackType", "", "process tracking choice",
        "chooses how a step's processes are found; the step launcher always tracks its own children",

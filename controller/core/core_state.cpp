@@ -15,6 +15,8 @@ void CoreState::rebuildPartitions() {
     }
     view.maxNodes = partition.maxNodes;
     view.exclusive = partition.overSubscribe == config::OverSubscribeMode::Exclusive;
+    view.forcesSharing =
+        partition.overSubscribe == config::OverSubscribeMode::Force && partition.overSubscribeCount > 1;
     partitionViews[partition.name] = std::move(view);
   }
 }

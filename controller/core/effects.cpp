@@ -40,6 +40,7 @@ AgentAddress addressOf(const NodeRecord& node) {
 // The grants of a job's allocation that lie on one node.
 select::Allocation sliceOn(const JobRecord& job, int selectIndex) {
   select::Allocation slice;
+  slice.owner = job.allocation.owner;
   for (const auto& grant : job.allocation.nodes) {
     if (grant.node == selectIndex) slice.nodes.push_back(grant);
   }

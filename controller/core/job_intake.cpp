@@ -87,6 +87,7 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
       return reply(Error{ErrorCode::Never, ever.reason.empty() ? kNotAvailable : ever.reason});
     }
 
+    selectRequest->uid = caller.uid;
     if (request.test_only()) return reply(testOnly(*selectRequest, *view, **partition));
 
     size_t active = 0;

@@ -244,6 +244,18 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
   request.links = enforceLinks ? select::LinkPolicy::Enforce
                                : (ignoreLinks ? select::LinkPolicy::Ignore : select::LinkPolicy::Prefer);
   request.exclusive = spec.exclusive();
+  // --exclusive=topo takes whole nodes (gantry has no topology blocks);
+  // user shares only with the same user; mcs, without an MCS plugin, shares
+  // like any job.
+  const std::string& mode = spec.exclusive_mode();
+  if (!mode.empty() && mode != "user" && mode != "mcs" && mode != "topo") {
+    return Error{"invalid --exclusive=" + mode + " (spec.exclusive_mode): expected user, mcs or topo"};
+  }
+  if (spec.exclusive() && (mode == "user" || mode == "mcs")) {
+    return Error{"--exclusive=" + mode + " shares nodes, but spec.exclusive asks for whole nodes"};
+  }
+  if (mode == "topo") request.exclusive = true;
+  request.exclusiveUser = mode == "user";
   request.coreSpec = spec.core_spec();
   // Without AllowSpecResourcesUsage=YES the two are accepted and change
   // nothing: the node stays shared (the selection only acts on them when

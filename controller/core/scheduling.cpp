@@ -53,6 +53,7 @@ void ControllerCore::schedule() {
       (void)applyJob(*job, job_event::StillPending{JobReason::BadConstraints, request.error()});
       continue;
     }
+    request->uid = job->uid;
     select::SelectTrace trace;
     select::Outcome outcome = state_.cluster.select(*request, *view, conf_.debugSelectType ? &trace : nullptr);
     for (const auto& rejection : trace) {

@@ -53,6 +53,7 @@ void grantToWire(const select::NodeGrant& grant, const select::Cluster& cluster,
   for (int device : grant.devices) alloc.add_devices(device);
   for (int cpu : grant.cpus) alloc.add_cpus(cpu);
   alloc.set_tasks(grant.tasks);
+  alloc.set_whole_node(grant.wholeNode);
   for (const auto& share : grant.shares) {
     v1::ShareGrant* out = alloc.add_shares();
     out->set_name(share.name);
@@ -73,6 +74,7 @@ select::NodeGrant grantFromWire(const v1::NodeAllocation& alloc, int index) {
   grant.devices.assign(alloc.devices().begin(), alloc.devices().end());
   grant.cpus.assign(alloc.cpus().begin(), alloc.cpus().end());
   grant.tasks = alloc.tasks();
+  grant.wholeNode = alloc.whole_node();
   for (const auto& share : alloc.shares()) {
     grant.shares.push_back({.name = share.name(), .device = share.device(), .count = share.count()});
   }
@@ -178,6 +180,8 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
     job.allocation.nodes.push_back(grantFromWire(alloc, index));
     job.nodeNames.push_back(alloc.node());
   }
+  // Whose it is follows from the job, so it is not stored apart.
+  job.allocation.owner = select::AllocationOwner{.uid = job.uid, .userExclusive = job.spec.exclusive_mode() == "user"};
   for (const auto& [key, bytes] : wire.dmem_peak_bytes()) job.dmemPeakBytes[key] = bytes;
   job.nextStepId = wire.next_step_id();
   for (const auto& stored : wire.steps()) {

@@ -190,6 +190,7 @@ struct Cluster::Impl {
   Result<JobShape> shapeFor(const Request& request, const PartitionView& partition) const {
     return shapeJob(request, ShapeOptions{.partitionMaxNodes = partition.maxNodes,
                                           .partitionExclusive = partition.exclusive,
+                                          .partitionForcesSharing = partition.forcesSharing,
                                           .allowSpecResourcesUsage = options.allowSpecResourcesUsage});
   }
 
@@ -349,7 +350,9 @@ void Cluster::setDeviceDrained(int index, int device, bool drained) {
 }
 
 Outcome Cluster::select(const Request& request, const PartitionView& partition, SelectTrace* trace) const {
-  return impl_->selectNow(request, partition, trace);
+  Outcome outcome = impl_->selectNow(request, partition, trace);
+  outcome.allocation.owner = AllocationOwner{.uid = request.uid, .userExclusive = request.exclusiveUser};
+  return outcome;
 }
 
 Outcome Cluster::canEverRun(const Request& request, const PartitionView& partition, SelectTrace* trace) const {
@@ -373,6 +376,9 @@ void Cluster::commit(const Allocation& allocation) {
     usage.usedMemoryMb += grant.memoryMb;
     accountShares(node, usage, grant, +1);
     usage.grants += 1;
+    UserGrants& mine = usage.grantsByUser[allocation.owner.uid];
+    mine.grants += 1;
+    mine.userExclusive += allocation.owner.userExclusive ? 1 : 0;
     usage.wholeNode = usage.wholeNode || grant.wholeNode;
     impl_->reindex(grant.node);
   }
@@ -412,6 +418,11 @@ void Cluster::release(const Allocation& allocation) {
     usage.usedMemoryMb -= std::min(usage.usedMemoryMb, grant.memoryMb);
     accountShares(node, usage, grant, -1);
     usage.grants = std::max(0, usage.grants - 1);
+    if (auto mine = usage.grantsByUser.find(allocation.owner.uid); mine != usage.grantsByUser.end()) {
+      mine->second.grants -= 1;
+      if (allocation.owner.userExclusive) mine->second.userExclusive -= 1;
+      if (mine->second.grants <= 0) usage.grantsByUser.erase(mine);
+    }
     if (grant.wholeNode) usage.wholeNode = false;
     impl_->reindex(grant.node);
   }

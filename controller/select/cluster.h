@@ -39,10 +39,13 @@ struct NodeInfo {
 
 // Node indexes into the Cluster. maxNodes < 0: no partition limit.
 // exclusive: OverSubscribe=EXCLUSIVE, every job gets whole nodes.
+// forcesSharing: OverSubscribe=FORCE with a count above 1 shares every node
+// whatever the job asks, so --exclusive takes no whole node there.
 struct PartitionView {
   std::vector<int> nodes;
   int maxNodes = -1;
   bool exclusive = false;
+  bool forcesSharing = false;
 };
 
 // Shares of one GPU held by a grant (--gres=shard:N / --gres=mps:N). The
@@ -66,8 +69,16 @@ struct NodeGrant {
   bool wholeNode = false;
 };
 
+// Whose allocation it is. A node holding a userExclusive allocation takes
+// no job of another user, and a userExclusive job no node running one.
+struct AllocationOwner {
+  uint32_t uid = 0;
+  bool userExclusive = false;  // --exclusive=user
+};
+
 struct Allocation {
   std::vector<NodeGrant> nodes;
+  AllocationOwner owner;  // set by select from the request
 };
 
 enum class Verdict { Placed, NotNow, Never };

@@ -45,10 +45,10 @@ const GresRequest* firstShared(const Request& r, const char* only = nullptr) {
 // shared GPU keeps one clock for all the jobs on it.
 Status validateSharing(const Request& r, bool asksGpus) {
   if (asksGpus && firstShared(r, "mps"))
-    return Error{"--gres=mps cannot be combined with a GPU request (--gres=gpu, --gpus*): "
+    return Error{"Invalid generic resource (gres) specification: --gres=mps cannot be combined with a GPU request (--gres=gpu, --gpus*): "
                  "a GPU is allocated either whole or as MPS shares"};
   if (const GresRequest* shared = firstShared(r); shared && !r.gpuFreq.empty())
-    return Error{"--gpu-freq cannot be used with --gres=" + shared->name +
+    return Error{"Invalid generic resource (gres) specification: --gpu-freq cannot be used with --gres=" + shared->name +
                  ": jobs sharing a GPU cannot set its frequency"};
   return okStatus();
 }
@@ -107,7 +107,10 @@ std::optional<uint64_t> leastMemoryPerNode(const Request& r) {
 Result<JobShape> shapeJob(const Request& r, const ShapeOptions& options) {
   if (auto valid = validateRequest(r); !valid) return Error{valid.error()};
   JobShape shape;
-  shape.wholeNode = r.exclusive || options.partitionExclusive ||
+  // A partition that forces sharing shares every node whatever the job
+  // asks, so --exclusive there gets only what it requests.
+  bool exclusive = r.exclusive && !options.partitionForcesSharing;
+  shape.wholeNode = exclusive || options.partitionExclusive ||
                     ((r.coreSpec > 0 || r.threadSpec > 0) && options.allowSpecResourcesUsage);
   shape.socketsPerNode = r.socketsPerNode;
   shape.ntasksPerNode = r.ntasksPerNode;

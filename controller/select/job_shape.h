@@ -44,6 +44,7 @@ struct JobShape {
 struct ShapeOptions {
   int partitionMaxNodes = -1;
   bool partitionExclusive = false;
+  bool partitionForcesSharing = false;  // OverSubscribe=FORCE:N, N > 1: --exclusive is not honoured
   bool allowSpecResourcesUsage = false;
 };
 

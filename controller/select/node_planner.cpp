@@ -87,6 +87,7 @@ class NodePlan {
   PlanResult run() {
     if (!node_.usable) return reject(rules::kUnusable);
     if (usage_.wholeNode) return reject(rules::kHeldWhole);
+    if (const char* rule = userSharingRule(usage_.grantsByUser, r_.uid, r_.exclusiveUser)) return reject(rule);
     if (whole_ && usage_.grants > 0) return reject(rules::kNotIdle);
     if (in_.tasks * r_.cpusPerTask > usage_.freeCpus.count()) return reject(rules::kCpus);
     if (const char* rule = chooseDevices()) return reject(rule);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "common/gres/link_graph.h"
 #include "controller/select/cluster.h"
 #include "controller/select/cpu_set.h"
+#include "controller/select/user_sharing.h"
 
 namespace gantry::select {
 
@@ -25,6 +27,8 @@ struct NodeUsage {
   std::vector<std::vector<uint64_t>> sharesUsed;
   gres::DeviceMask sharedDevices = 0;  // devices holding any share: never given whole
   int grants = 0;                    // allocations holding anything here
+  // Allocations here per user, and how many of them are --exclusive=user.
+  std::map<uint32_t, UserGrants> grantsByUser;
   bool wholeNode = false;            // held whole by one job
 };
 

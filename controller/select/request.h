@@ -35,7 +35,11 @@ struct Request {
   std::string gpuType;  // the type of the --gpus* forms (--gpus=a100:2)
   bool enforceBinding = false;
   LinkPolicy links = LinkPolicy::Prefer;
-  bool exclusive = false;  // --exclusive with no argument
+  bool exclusive = false;  // --exclusive with no argument (or =topo): whole nodes
+  // --exclusive=user: the job shares its nodes only with jobs of the same
+  // user, and they with it. `uid` is whose job this is.
+  bool exclusiveUser = false;
+  uint32_t uid = 0;
   int coreSpec = 0;        // --core-spec (whole node only with AllowSpecResourcesUsage)
   int threadSpec = 0;      // --thread-spec (likewise)
   int socketsPerNode = 0;  // --sockets-per-node; --gpus-per-socket needs it

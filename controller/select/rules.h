@@ -9,6 +9,8 @@ inline constexpr const char* kUnusable = "node breaks the selection limits (more
 inline constexpr const char* kUnavailable = "node is down or drained";
 inline constexpr const char* kHeldWhole = "node is allocated whole to another job";
 inline constexpr const char* kNotIdle = "whole-node allocation needs an idle node";
+inline constexpr const char* kHeldByOtherUser = "node runs another user's --exclusive=user job";
+inline constexpr const char* kOtherUsersJobs = "--exclusive=user: node runs jobs of other users";
 inline constexpr const char* kCpus = "not enough free cpus";
 inline constexpr const char* kMemory = "not enough free memory";
 inline constexpr const char* kNoSuchGres = "node has no GRES of the requested name and type";

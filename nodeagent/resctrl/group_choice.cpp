@@ -16,12 +16,6 @@ std::string groupName(ResctrlGroup group) {
   return "";
 }
 
-bool ownsWholeNode(const JobExclusivity& exclusivity) {
-  if (exclusivity.oversubscribe_force > 1) return false;
-  if (exclusivity.partition_exclusive) return true;
-  return exclusivity.job == JobExclusive::kNode || exclusivity.job == JobExclusive::kTopo;
-}
-
 GroupChoice chooseResctrlGroup(const JobOnNode& job) {
   GroupChoice choice;
   if (job.owns_whole_node) return choice;

@@ -19,25 +19,16 @@ enum class ResctrlGroup { kNone, kCpuOnly, kGpuOnePerSocket, kGpuTwoPerSocket };
 // "cpu_only", "gpu_one_per_socket", "gpu_two_per_socket"; "" for kNone.
 std::string groupName(ResctrlGroup group);
 
-enum class JobExclusive { kShared, kNode, kTopo, kUser, kMcs };
-
-struct JobExclusivity {
-  JobExclusive job = JobExclusive::kShared;  // --exclusive[=...]
-  bool partition_exclusive = false;          // partition Exclusive=NODE or TOPO
-  int oversubscribe_force = 0;               // OverSubscribe=FORCE:N count, 0 = not FORCE
-};
-
-// --exclusive (node or topo) or an exclusive partition, unless the
-// partition forces sharing with a count above 1. --exclusive=user|mcs jobs
-// share the node.
-bool ownsWholeNode(const JobExclusivity& exclusivity);
-
 struct GpuOnNode {
   int device_index = 0;      // the physical device; shares of one device repeat it
   std::vector<int> sockets;  // empty = unknown, counts on every socket
 };
 
 struct JobOnNode {
+  // Decided by the controller's selection (NodeGrant::wholeNode, sent as
+  // LaunchStepRequest.job_whole_node): plain --exclusive, --exclusive=topo
+  // or an OverSubscribe=EXCLUSIVE partition, but not --exclusive in a
+  // partition forcing sharing (FORCE:N, N > 1), nor --exclusive=user|mcs.
   bool owns_whole_node = false;
   int socket_count = 1;  // sockets the node agent detected
   std::vector<GpuOnNode> gpus;

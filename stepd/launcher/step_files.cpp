@@ -46,16 +46,24 @@ Status writeStateFile(const std::string& step_dir, const std::string& state) {
   return writeFileAtomically(step_dir + "/state", state + "\n");
 }
 
-void StepLog::info(const std::string& line) const {
+void StepLog::write(const char* level, const std::string& text) const {
   char stamp[32];
   std::time_t now = std::time(nullptr);
   std::tm utc{};
   gmtime_r(&now, &utc);
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  const std::string text = std::string(stamp) + " [" + std::to_string(::getpid()) + "] " + line + "\n";
+  const std::string prefix = std::string(stamp) + " [" + std::to_string(::getpid()) + "] " + level + ": ";
+  std::string out;
+  size_t start = 0;
+  do {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out += prefix + text.substr(start, end - start) + "\n";
+    start = end + 1;
+  } while (start < text.size());
   int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return;
-  (void)!::write(fd, text.data(), text.size());
+  (void)!::write(fd, out.data(), out.size());
   ::close(fd);
 }
 

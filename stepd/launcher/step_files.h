@@ -31,14 +31,19 @@ Status writeResultFile(const std::string& step_dir, const StepResult& result);
 // "running", "suspended" or "done".
 Status writeStateFile(const std::string& step_dir, const std::string& state);
 
-// Appends timestamped lines to D/stepd.log; write errors are ignored since
-// there is nowhere better to report them.
+// Appends records to D/stepd.log, each line of a record with its time, the
+// launcher's pid and the level ("2026-01-31T12:00:00Z [4242] info: ..."), so
+// a record of several lines reads like several records; write errors are
+// ignored since there is nowhere better to report them.
 class StepLog {
  public:
   explicit StepLog(std::string step_dir) : path_(std::move(step_dir) + "/stepd.log") {}
-  void info(const std::string& line) const;
+  void info(const std::string& text) const { write("info", text); }
+  void warning(const std::string& text) const { write("warning", text); }
+  void error(const std::string& text) const { write("error", text); }
 
  private:
+  void write(const char* level, const std::string& text) const;
   std::string path_;
 };
 

@@ -101,7 +101,7 @@ def as_user(user, cmd):
 
 
 class Cluster:
-    """nodes: list of dicts {name, cpus, memory, gres, host_root, extra, env}."""
+    """nodes: list of dicts {name, cpus, memory, gres, host_root, extra, env, args}."""
 
     def __init__(self, nodes=None, partitions=None, extra_conf="", gres_conf="",
                  slurmd_timeout=30, root=None, conf_files=None):
@@ -205,6 +205,8 @@ class Cluster:
                 "--port", str(node["port"]), "--state-dir", str(self.root / "spool" / name)]
         if node.get("host_root"):
             args += ["--host-root", str(node["host_root"])]
+        # node["args"]: extra gantryd options (e.g. --systemd).
+        args += [str(a) for a in node.get("args", [])]
         # node["env"]: extra environment for this agent (e.g. the fake NVML).
         env = {**os.environ, **node.get("env", {})}
         self.agents[name] = subprocess.Popen(args, stdout=open(self.root / f"gantryd-{name}.stdout", "ab"),

@@ -77,6 +77,7 @@ def test_jobs_join_the_resctrl_group_their_gpus_call_for(cluster_factory, tmp_pa
         nodes=[{"name": "r1", "cpus": 32, "cores_per_socket": 32, "memory": 64000, "gres": "gpu:4",
                 "host_root": host}],
         gres_conf="AutoDetect=nvidia\n",
+        extra_conf="TaskPlugin=task/resctrl",
         conf_files={"resctrl.yaml": RESCTRL_YAML})
     resctrl = host / "sys/fs/resctrl"
     for group in ("cpu_only", "gpu_one_per_socket", "gpu_two_per_socket"):

@@ -132,6 +132,7 @@ def test_scontrol_reconfigure_sets_the_resctrl_groups_up_again(cluster_factory, 
     host = tmp_path / "host"
     shutil.copytree(REPO / "tests/fixtures/resctrl/host", host, symlinks=True)
     cluster = cluster_factory(nodes=[{"name": "m1", "cpus": 4, "host_root": host}],
+                              extra_conf="TaskPlugin=task/resctrl",
                               conf_files={"resctrl.yaml": resctrl_yaml(15)})
     resctrl = host / "sys/fs/resctrl"
     assert "MB:0=15;1=15" in (resctrl / "cpu_only" / "schemata").read_text()

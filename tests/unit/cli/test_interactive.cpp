@@ -61,6 +61,21 @@ TEST_CASE("labels go on complete lines, per task and stream", "[cli][srun]") {
   CHECK(labeler.flush(0, 1) == "");
 }
 
+TEST_CASE("srun and salloc accept --exclusive=user, =mcs and =topo", "[cli][srun][exclusive]") {
+  for (const char* program : {"srun", "salloc"}) {
+    for (const std::string mode : {"user", "mcs", "topo"}) {
+      auto run = prepareInteractive(program, {"--exclusive=" + mode, "-n3", "hostname"}, context());
+      REQUIRE(run.ok());
+      CHECK(run->spec.exclusive_mode() == mode);
+      CHECK(run->spec.exclusive() == (mode == "topo"));
+      CHECK(run->command == std::vector<std::string>{"hostname"});
+    }
+  }
+  auto bad = prepareInteractive("srun", {"--exclusive=someone", "hostname"}, context());
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error(), Catch::Contains("--exclusive: invalid value 'someone'"));
+}
+
 TEST_CASE("--gpu-bind is taken by srun and salloc as given, and malformed values are refused", "[cli][srun]") {
   auto run = prepareInteractive("srun", {"--gpus-per-node=2", "--gpu-bind=verbose,map_gpu:1*2,0", "true"}, context());
   REQUIRE(run.ok());

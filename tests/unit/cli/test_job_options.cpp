@@ -188,7 +188,7 @@ TEST_CASE("every sbatch error names the option and the rule", "[cli][sbatch]") {
       {{"--wrap", "x", "--mem=1G", "--mem-per-cpu=1G"}, "mutually exclusive"},
       {{"--wrap", "x", "-t", "soon"}, "--time: invalid time limit 'soon'"},
       {{"--wrap", "x", "--gres=gpu:a100:x"}, "--gres: invalid GRES"},
-      {{"--wrap", "x", "--gpus=0"}, "--gpus: invalid GPU count '0'"},
+      {{"--wrap", "x", "--gpus=-2"}, "--gpus: invalid GPU count '-2'"},
       {{"--wrap", "x", "--gpus-per-node=a:"}, "--gpus-per-node: invalid GPU count"},
       {{"--wrap", "x", "--gpus-per-socket=x"}, "--gpus-per-socket: invalid GPU count"},
       {{"--wrap", "x", "--gpus-per-task=:1"}, "--gpus-per-task: invalid GPU count"},
@@ -240,6 +240,54 @@ TEST_CASE("a value fixed on the command line hides a bad directive", "[cli][sbat
       submit({"-t", "5", "job.sh"}, {{"job.sh", "#!/bin/sh\n#SBATCH --time=later\ntrue\n"}});
   REQUIRE(result.ok());
   CHECK(result->spec.time_limit_minutes() == 5);
+}
+
+TEST_CASE("--exclusive takes an optional user, mcs or topo", "[cli][sbatch][exclusive]") {
+  struct Case {
+    const char* name;
+    std::vector<std::string> args;
+    bool wholeNode;
+    const char* mode;
+  };
+  const std::vector<Case> cases = {
+      {"not given", {"--wrap", "x"}, false, ""},
+      {"bare --exclusive takes whole nodes", {"--exclusive", "--wrap", "x"}, true, ""},
+      {"=user shares nodes with the same user", {"--exclusive=user", "--wrap", "x"}, false, "user"},
+      {"=mcs shares nodes with the same MCS label", {"--exclusive=mcs", "--wrap", "x"}, false, "mcs"},
+      {"=topo takes whole nodes", {"--exclusive=topo", "--wrap", "x"}, true, "topo"},
+      {"the value is read in any case", {"--exclusive=USER", "--wrap", "x"}, false, "user"},
+      {"the last one given wins", {"--exclusive=mcs", "--exclusive", "--wrap", "x"}, true, ""},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      auto result = submit(c.args);
+      REQUIRE(result.ok());
+      CHECK(result->spec.exclusive() == c.wholeNode);
+      CHECK(result->spec.exclusive_mode() == c.mode);
+    }
+  }
+}
+
+TEST_CASE("--exclusive never takes the next word as its value", "[cli][sbatch][exclusive]") {
+  auto result = submit({"--exclusive", "job.sh"}, {{"job.sh", "#!/bin/sh\ntrue\n"}});
+  REQUIRE(result.ok());
+  CHECK(result->spec.exclusive());
+  CHECK(result->spec.exclusive_mode().empty());
+  CHECK(result->spec.name() == "job.sh");
+}
+
+TEST_CASE("#SBATCH --exclusive=user applies like the command line", "[cli][sbatch][exclusive]") {
+  auto result = submit({"job.sh"}, {{"job.sh", "#!/bin/sh\n#SBATCH --exclusive=user\ntrue\n"}});
+  REQUIRE(result.ok());
+  CHECK_FALSE(result->spec.exclusive());
+  CHECK(result->spec.exclusive_mode() == "user");
+}
+
+TEST_CASE("an unknown --exclusive value is refused where it was given", "[cli][sbatch][exclusive]") {
+  CHECK_THAT(errorOf({"--exclusive=nodes", "--wrap", "x"}),
+             Catch::Matches("command line: --exclusive: invalid value 'nodes'.*user.*mcs.*topo.*"));
+  CHECK_THAT(errorOf({"job.sh"}, {{"job.sh", "#!/bin/sh\n#SBATCH --exclusive=group\ntrue\n"}}),
+             Catch::StartsWith("job.sh:2: --exclusive: invalid value 'group'"));
 }
 
 TEST_CASE("sbatch takes --gpu-bind from the command line or a directive and checks it", "[cli][sbatch]") {

@@ -87,7 +87,10 @@ TEST_CASE("GPU counts with optional type", "[cli][units]") {
   CHECK(typed->count == 2);
   CHECK_FALSE(parseGpuCount("a100:").ok());
   CHECK_FALSE(parseGpuCount(":2").ok());
-  CHECK_FALSE(parseGpuCount("0").ok());
+  // 0 asks for no GPU (srun --gpus-per-node=0 inside a GPU job).
+  REQUIRE(parseGpuCount("0").ok());
+  CHECK(parseGpuCount("0")->count == 0);
+  CHECK_FALSE(parseGpuCount("-1").ok());
 }
 
 TEST_CASE("durations print like squeue and scontrol", "[cli][units]") {

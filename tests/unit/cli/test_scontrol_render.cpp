@@ -132,3 +132,21 @@ TEST_CASE("scontrol show step for a job: every step, ended ones with their end",
   CHECK_THAT(out, Catch::Contains("   State=FAILED Partition=gpu NodeList=gpu1\n"));
   CHECK_THAT(out, Catch::Contains("   EndTime=2026-11-30T09:58:31 ExitCode=1\n"));
 }
+
+TEST_CASE("scontrol show job names the --exclusive form in OverSubscribe", "[cli][scontrol][exclusive]") {
+  struct Case {
+    bool wholeNode;
+    const char* mode;
+    const char* shown;
+  };
+  for (const Case& c : std::vector<Case>{{false, "", "OverSubscribe=OK\n"},
+                                         {true, "", "OverSubscribe=NO\n"},
+                                         {false, "user", "OverSubscribe=USER\n"},
+                                         {false, "mcs", "OverSubscribe=MCS\n"},
+                                         {true, "topo", "OverSubscribe=TOPO\n"}}) {
+    gantry::v1::Job job = pendingJob();
+    job.mutable_spec()->set_exclusive(c.wholeNode);
+    job.mutable_spec()->set_exclusive_mode(c.mode);
+    CHECK_THAT(renderJob(job, options(false)), Catch::Contains(c.shown));
+  }
+}

@@ -126,8 +126,13 @@ TEST_CASE("a dead gantrystepd's step is reported only once what it left is gone"
   agent::LauncherOptions options;
   options.spoolDir = dir.path() / "spool";
   // A stand-in that starts a task in a process group of its own, records
-  // it as gantrystepd does, and dies without a result.
-  options.stepdPath = dir.script("stepd", "setsid sleep 30 &\necho $! > \"$2/task_groups\"\necho $! > \"$2/left.pid\"");
+  // it as gantrystepd does (once the task leads its group, as gantrystepd
+  // records only after setsid), and dies without a result.
+  options.stepdPath = dir.script(
+      "stepd",
+      "setsid sleep 30 &\ntask=$!\n"
+      "while [ \"$(awk '{print $5}' /proc/$task/stat)\" != \"$task\" ]; do sleep 0.01; done\n"
+      "echo $task > \"$2/task_groups\"\necho $task > \"$2/left.pid\"");
   agent::StepLauncher launcher(options);
   auto request = step(11, "batch");
   request.set_uid(::getuid());

@@ -295,3 +295,12 @@ TEST_CASE("gantry.conf: MinJobAge", "[config][gantry]") {
   CHECK_THAT(parseError("MinJobAge=99999999999\n"), Catch::Contains("gantry.conf:1: MinJobAge=99999999999:"));
   CHECK_THAT(parseError("MinJobAge=\n"), Catch::Contains("gantry.conf:1: MinJobAge=:"));
 }
+
+TEST_CASE("gantry.conf: task plugins may be named without their type", "[config][gantry]") {
+  auto loaded = parseGantryConf("TaskPlugin=cgroup,Affinity,task/resctrl\n", "gantry.conf");
+  REQUIRE(loaded.ok());
+  CHECK(loaded->conf.taskPlugins == std::vector<std::string>{"task/cgroup", "task/affinity", "task/resctrl"});
+  auto bad = parseGantryConf("TaskPlugin=magic\n", "gantry.conf");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error(), Catch::Contains("unknown task plugin \"magic\""));
+}

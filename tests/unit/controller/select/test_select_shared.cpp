@@ -244,7 +244,8 @@ TEST_CASE("request rules for shared GRES", "[select][shared]") {
   gpuAndMps.gpusPerNode = 1;
   auto refused = cluster.select(gpuAndMps, allNodes(cluster));
   CHECK(refused.verdict == Verdict::Never);
-  CHECK(refused.reason.find("--gres=mps cannot be combined with a GPU request") == 0);
+  CHECK(refused.reason.find("Invalid generic resource (gres) specification: --gres=mps cannot be combined with a GPU "
+                            "request") == 0);
   Request gresGpuAndMps = shares("mps", 50);
   gresGpuAndMps.gresPerNode.push_back({"gpu", "", 1});
   CHECK_FALSE(validateRequest(gresGpuAndMps).ok());
@@ -253,7 +254,9 @@ TEST_CASE("request rules for shared GRES", "[select][shared]") {
   freq.gpuFreq = "high";
   auto status = validateRequest(freq);
   REQUIRE_FALSE(status.ok());
-  CHECK(status.error() == "--gpu-freq cannot be used with --gres=shard: jobs sharing a GPU cannot set its frequency");
+  CHECK(status.error() ==
+        "Invalid generic resource (gres) specification: --gpu-freq cannot be used with --gres=shard: jobs sharing a "
+        "GPU cannot set its frequency");
   Request mpsFreq = shares("mps", 10);
   mpsFreq.gpuFreq = "1500";
   CHECK_FALSE(validateRequest(mpsFreq).ok());

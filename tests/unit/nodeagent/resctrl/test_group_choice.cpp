@@ -71,17 +71,6 @@ TEST_CASE("a GPU spanning sockets counts on each, an unknown one on all", "[resc
   CHECK(choice.most_gpus_on_one_socket == 2);
 }
 
-TEST_CASE("exclusivity decides who owns the whole node", "[resctrl][choice]") {
-  CHECK(ownsWholeNode({.job = JobExclusive::kNode}));
-  CHECK(ownsWholeNode({.job = JobExclusive::kTopo}));
-  CHECK(ownsWholeNode({.partition_exclusive = true}));
-  CHECK_FALSE(ownsWholeNode({}));
-  CHECK_FALSE(ownsWholeNode({.job = JobExclusive::kUser}));
-  CHECK_FALSE(ownsWholeNode({.job = JobExclusive::kMcs}));
-  CHECK_FALSE(ownsWholeNode({.job = JobExclusive::kNode, .oversubscribe_force = 4}));
-  CHECK(ownsWholeNode({.job = JobExclusive::kNode, .oversubscribe_force = 1}));
-}
-
 TEST_CASE("every placement is logged with group and counts", "[resctrl][choice]") {
   auto choice = chooseResctrlGroup(twoSocketJob({gpu(0), gpu(1), gpu(2)}));
   CHECK(placementLogLine(12, "n1", choice) ==
