@@ -41,4 +41,13 @@ std::optional<detect::GpuLibraryHold> holdGpuLibrary(const config::GantryConf& c
   return std::move(hold.value());
 }
 
+StepGpuLibrarySettings stepGpuLibrarySettings(const config::GantryConf& conf, const HardwareReport& hardware,
+                                              const ReportOptions& options) {
+  return {.selectedPlugin = detect::selectedGpuPlugin(hardware.node.autoDetect, hardware.node.detected),
+          .accountingOn = conf.jobAcctGatherType != "jobacct_gather/none",
+          .disableGpuAcct = conf.disableGpuAcct,
+          .nvmlLibrary = libraryOverride(options.nvmlLibrary, "GANTRY_NVML_LIBRARY"),
+          .rsmiLibrary = libraryOverride(options.rsmiLibrary, "GANTRY_RSMI_LIBRARY")};
+}
+
 }  // namespace gantry::agent

@@ -10,6 +10,7 @@
 #include "common/config/gantry_conf.h"
 #include "nodeagent/detect/gpu_library.h"
 #include "nodeagent/hardware_report.h"
+#include "nodeagent/launch/step_gpu_library.h"
 
 namespace gantry::agent {
 
@@ -18,5 +19,11 @@ namespace gantry::agent {
 // saying which it is, naming the plugin and the library.
 std::optional<detect::GpuLibraryHold> holdGpuLibrary(const config::GantryConf& conf, const HardwareReport& hardware,
                                                      const ReportOptions& options, std::vector<std::string>* log);
+
+// What decides, per step, which library its launcher holds: the selected
+// plugin, the accounting settings of `conf`, and the same dlopen names the
+// agent uses (so a test's fake reaches gantrystepd too).
+StepGpuLibrarySettings stepGpuLibrarySettings(const config::GantryConf& conf, const HardwareReport& hardware,
+                                              const ReportOptions& options);
 
 }  // namespace gantry::agent

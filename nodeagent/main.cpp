@@ -221,6 +221,7 @@ int main(int argc, char** argv) {
       .clusterName = conf.clusterName,
       .hostRoot = hostRoot,
       .confinement = *confinement,
+      .gpuLibrary = gantry::agent::stepGpuLibrarySettings(conf, *hardware, reportOptions),
       .jobScripts = {.prolog = conf.prolog,
                      .epilog = conf.epilog,
                      .timeout = std::chrono::seconds(conf.prologEpilogTimeoutSec)}});
@@ -305,6 +306,10 @@ int main(int argc, char** argv) {
         link.updateHardware(outcome.hardware->hardware, outcome.hardware->errors);
         freshHardware = std::move(*outcome.hardware);
         hardware = &*freshHardware;
+      }
+      // The accounting keys may have changed too (the selected plugin has not).
+      if (auto fresh = gantry::config::loadGantryConf(gantryConfPath); fresh) {
+        launcher.setGpuLibrary(gantry::agent::stepGpuLibrarySettings(fresh->conf, *hardware, reportOptions));
       }
       spdlog::info("reconfigured from {}", confDir);
       reconfigures.finish(reconfigureTicket, "");

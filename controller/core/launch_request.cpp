@@ -128,6 +128,8 @@ v1::LaunchStepRequest buildLaunchRequest(const JobRecord& job, const NodeRecord&
     request.set_io_pty(step.interactive->io().pty());
     // A step that names no --gpu-bind follows its job's (sbatch/salloc).
     request.set_gpu_bind(stepSpec.gpu_bind().empty() ? spec.gpu_bind() : stepSpec.gpu_bind());
+    // Likewise --gpu-freq: the step's own wins over the job's.
+    request.set_gpu_freq(stepSpec.gpu_freq().empty() ? spec.gpu_freq() : stepSpec.gpu_freq());
     return request;
   }
   request.set_work_dir(spec.work_dir());
@@ -138,6 +140,7 @@ v1::LaunchStepRequest buildLaunchRequest(const JobRecord& job, const NodeRecord&
   *request.mutable_environment() = spec.environment();
   request.set_submit_host(spec.submit_host());
   request.set_submit_dir(spec.work_dir());
+  request.set_gpu_freq(spec.gpu_freq());  // the batch step runs on the job's GPUs
   return request;
 }
 

@@ -85,6 +85,7 @@ json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options, con
   Confinement confinement = confinementFor(options.confinement, r);
   spec.update(confinement.spec);
   if (!confinement.log.empty()) spdlog::info("{}", confinement.log);
+  spec.update(stepGpuLibraryKeys(options.gpuLibrary, r));
   return spec;
 }
 
@@ -167,6 +168,11 @@ int StepLauncher::readPid(const fs::path& dir) {
 void StepLauncher::setConfinement(ConfinementSettings settings) {
   std::lock_guard lock(mutex_);
   options_.confinement = std::move(settings);
+}
+
+void StepLauncher::setGpuLibrary(StepGpuLibrarySettings settings) {
+  std::lock_guard lock(mutex_);
+  options_.gpuLibrary = std::move(settings);
 }
 
 Status StepLauncher::launch(const v1::LaunchStepRequest& request) {

@@ -49,6 +49,7 @@
 #include "gantry/v1/agent.pb.h"
 #include "nodeagent/launch/job_scripts.h"
 #include "nodeagent/launch/step_confinement.h"
+#include "nodeagent/launch/step_gpu_library.h"
 #include "stepd/core/step_control.h"
 
 namespace gantry::agent {
@@ -76,6 +77,7 @@ struct LauncherOptions {
   std::string clusterName;
   std::string hostRoot = "/";
   ConfinementSettings confinement;  // cgroup and resctrl keys of every spec.json
+  StepGpuLibrarySettings gpuLibrary;  // which GPU library a step's launcher holds
   JobScripts jobScripts;            // Prolog, Epilog and their timeout
 };
 
@@ -92,6 +94,7 @@ class StepLauncher {
   Status launch(const v1::LaunchStepRequest& request);
   // New steps use these settings from now on (agent reconfigure).
   void setConfinement(ConfinementSettings settings);
+  void setGpuLibrary(StepGpuLibrarySettings settings);
 
   // Steps still running (their gantrystepd alive and no result yet).
   std::vector<StepKey> running();

@@ -117,11 +117,21 @@ Result<StepSpec> parseObject(const json& doc) {
   readOptional(doc, "gpu_bind", spec.gpu_bind);
   readOptional(doc, "gpu_sockets", spec.gpu_sockets);
   readOptional(doc, "socket_cores", spec.socket_cores);
+  readOptional(doc, "gpu_freq", spec.gpu_freq);
   readOptional(doc, "host_root", spec.host_root);
   if (spec.tasks_on_node < 1) return Error{"spec.json: key \"tasks_on_node\" must be at least 1"};
   if (auto it = doc.find("gpus"); it != doc.end() && !it->is_null()) {
     if (!it->is_array()) return Error{"spec.json: key \"gpus\" must be an array"};
     for (const auto& entry : *it) spec.gpus.push_back(parseGpu(entry));
+  }
+  if (auto it = doc.find("gpu_library"); it != doc.end() && !it->is_null()) {
+    if (!it->is_object()) return Error{"spec.json: key \"gpu_library\" must be an object"};
+    GpuLibrarySpec library;
+    readOptional(*it, "plugin", library.plugin);
+    readOptional(*it, "library", library.library);
+    readOptional(*it, "purpose", library.purpose);
+    if (library.plugin.empty()) return Error{"spec.json: key \"gpu_library\" needs a \"plugin\""};
+    spec.gpu_library = library;
   }
   if (auto it = doc.find("cgroup"); it != doc.end() && it->is_object()) spec.cgroup = parseCgroup(*it);
   if (auto it = doc.find("resctrl"); it != doc.end() && it->is_object()) {

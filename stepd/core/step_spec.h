@@ -54,6 +54,15 @@ struct IoSpec {
   bool pty = false;  // srun --pty: the one task runs on a pseudo terminal
 };
 
+// The GPU management library the step's launcher loads and holds while the
+// step runs, as the agent decided it (detect::stepHeldLibrary): for GPU usage
+// accounting of a step with a GPU, or to set --gpu-freq.
+struct GpuLibrarySpec {
+  std::string plugin;   // "nvml" or "rsmi" (or "oneapi", which cannot be loaded)
+  std::string library;  // the name the agent dlopens (an override); "" = the vendor's own names
+  std::string purpose;  // for the log line: "--gpu-freq", "GPU accounting" or both
+};
+
 struct StepSpec {
   uint64_t job_id = 0;
   std::string step_id;  // "batch", "extern" or a number
@@ -101,6 +110,8 @@ struct StepSpec {
   std::string gpu_bind;
   std::vector<std::vector<int>> gpu_sockets;
   std::vector<std::vector<int>> socket_cores;
+  std::string gpu_freq;  // --gpu-freq as given ("" = none)
+  std::optional<GpuLibrarySpec> gpu_library;  // absent: the launcher loads none
   std::optional<CgroupSpec> cgroup;
   std::optional<ResctrlSpec> resctrl;
   // Present for srun's steps: output, input and signals travel over gRPC

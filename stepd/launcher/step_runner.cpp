@@ -23,6 +23,7 @@
 #include "stepd/cgroup/control_files.h"
 #include "stepd/cgroup/device_filter.h"
 #include "stepd/cgroup/step_cgroup.h"
+#include "stepd/gpu/step_gpu_library.h"
 #include "stepd/core/dmem_limits.h"
 #include "stepd/core/gpu_binding.h"
 #include "stepd/core/step_control.h"
@@ -68,6 +69,11 @@ class StepRunner {
     if (!spec) return finish(spec.error());
     spec_ = std::move(*spec);
     if (auto s = confine(); !s) return finish(s.error());
+    // Held from before the first task until the step's end (finish()).
+    if (auto hold = holdStepGpuLibrary(spec_.gpu_library ? &*spec_.gpu_library : nullptr,
+                                       [this](const std::string& line) { log_.info(line); })) {
+      gpu_library_.emplace(std::move(*hold));  // a hold moves but is never assigned
+    }
     kill_wait_ = std::chrono::seconds(spec_.kill_wait_sec);
     if (auto s = startTasks(); !s) {
       terminate();
@@ -456,6 +462,7 @@ class StepRunner {
     if (cgroup_) {
       if (auto s = cgroup_->remove(); !s) log_.info(s.error());
     }
+    releaseStepGpuLibrary(gpu_library_, [this](const std::string& line) { log_.info(line); });
     if (!spec_.script_dir.empty()) {
       std::error_code ec;
       std::filesystem::remove_all(spec_.script_dir, ec);
@@ -483,6 +490,7 @@ class StepRunner {
   StepLog log_;
   StepSpec spec_;
   std::optional<StepCgroup> cgroup_;
+  std::optional<detect::GpuLibraryHold> gpu_library_;
   std::vector<Task> tasks_;
   std::optional<StepStreams> streams_;
   std::unique_ptr<IoForwarder> io_;

@@ -94,3 +94,29 @@ TEST_CASE("--gpu-bind and the socket layout it needs are read from spec.json", "
   REQUIRE_FALSE(wrong.ok());
   CHECK_THAT(wrong.error(), Catch::Contains("\"gpu_sockets\" has the wrong type"));
 }
+
+TEST_CASE("--gpu-freq and the GPU library to hold are read from spec.json", "[stepd][spec]") {
+  auto spec = parseStepSpec(R"({"job_id": 4, "step_id": "2", "uid": 0, "gid": 0, "work_dir": "/", "argv": ["x"],
+    "gpu_freq": "highm1,verbose",
+    "gpu_library": {"plugin": "rsmi", "library": "librocm_smi_test.so", "purpose": "--gpu-freq"}})");
+  REQUIRE(spec.ok());
+  CHECK(spec->gpu_freq == "highm1,verbose");
+  REQUIRE(spec->gpu_library.has_value());
+  CHECK(spec->gpu_library->plugin == "rsmi");
+  CHECK(spec->gpu_library->library == "librocm_smi_test.so");
+  CHECK(spec->gpu_library->purpose == "--gpu-freq");
+
+  auto none = parseStepSpec(R"({"job_id": 4, "step_id": "2", "uid": 0, "gid": 0, "work_dir": "/", "argv": ["x"]})");
+  REQUIRE(none.ok());
+  CHECK(none->gpu_freq.empty());
+  CHECK_FALSE(none->gpu_library.has_value());
+
+  auto notObject = parseStepSpec(R"({"job_id": 4, "step_id": "2", "uid": 0, "gid": 0, "work_dir": "/",
+    "argv": ["x"], "gpu_library": "nvml"})");
+  REQUIRE_FALSE(notObject.ok());
+  CHECK_THAT(notObject.error(), Catch::Contains("\"gpu_library\" must be an object"));
+  auto noPlugin = parseStepSpec(R"({"job_id": 4, "step_id": "2", "uid": 0, "gid": 0, "work_dir": "/",
+    "argv": ["x"], "gpu_library": {"library": "x.so"}})");
+  REQUIRE_FALSE(noPlugin.ok());
+  CHECK_THAT(noPlugin.error(), Catch::Contains("\"gpu_library\" needs a \"plugin\""));
+}

@@ -104,3 +104,15 @@ TEST_CASE("an interactive step carries its --gpu-bind, else its job's") {
   CHECK(f.build("0", &f.interactive).gpu_bind() == "map_gpu:1,0");
   CHECK(f.build("batch").gpu_bind().empty());  // the batch script is not bound
 }
+
+TEST_CASE("a step carries its --gpu-freq, else its job's; the batch step the job's") {
+  Fixture f;
+  CHECK(f.build("0", &f.interactive).gpu_freq().empty());
+  CHECK(f.build("batch").gpu_freq().empty());
+  f.job.spec.set_gpu_freq("medium,memory=low");
+  CHECK(f.build("0", &f.interactive).gpu_freq() == "medium,memory=low");
+  CHECK(f.build("batch").gpu_freq() == "medium,memory=low");
+  f.interactive.mutable_spec()->set_gpu_freq("1215");
+  CHECK(f.build("0", &f.interactive).gpu_freq() == "1215");
+  CHECK(f.build("extern").gpu_freq().empty());  // the extern step runs nothing
+}
