@@ -26,10 +26,6 @@ std::string debugFlagsPart(std::string_view value, int) {
   return pickItems(value, [](const std::string& flag) { return flag != "selecttype"; });
 }
 
-std::string selectTypePart(std::string_view value, int) {
-  return iequals(value, "select/linear") ? std::string(value) : "";
-}
-
 // CR_CPU, CR_Core, CR_Memory and the _Memory forms match what selection
 // does; MULTIPLE_SHARING_GRES_PJ reaches it through ClusterOptions.
 std::string selectTypeParametersPart(std::string_view value, int) {
@@ -110,9 +106,6 @@ std::vector<InertKey> makeTable() {
        "controller", "/etc/gantry/ctld_epilog"},
 
       // ---- gantry.conf: scheduling, resources, plugins
-      {P::Global, "SelectType", "", "whole-node selection",
-       "select/linear allocates whole nodes; gantry always selects cores or CPUs", "controller/select",
-       "select/linear", selectTypePart},
       {P::Global, "SelectTypeParameters", "SelectTypeParameter", "selection option",
        "CR_Socket allocates whole sockets, CR_ONE_TASK_PER_CORE places one task per core, CR_Pack_Nodes packs "
        "tasks, CR_LLN prefers the least loaded node, ENFORCE_BINDING_GRES and ONE_TASK_PER_SHARING_GRES set "

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <climits>
+#include <cstdint>
 
 #include "common/gres/format.h"
 #include "common/gres/index_list.h"
@@ -120,6 +121,29 @@ void carryCountsAndShares(const NodeState& old, const NodeUsage& from, const Nod
   fresh.refreshSharedDevices(to);
 }
 
+// One more (or one fewer) allocation holds the cpu; it is free while none do.
+void holdCpu(NodeUsage& usage, int cpu) {
+  uint16_t& holders = usage.cpuHolders[cpu];
+  if (holders < UINT16_MAX) ++holders;
+  usage.freeCpus.reset(cpu);
+}
+
+void unholdCpu(NodeUsage& usage, int cpu) {
+  uint16_t& holders = usage.cpuHolders[cpu];
+  if (holders > 0) --holders;
+  if (holders == 0) usage.freeCpus.set(cpu);
+}
+
+// The cpus a job may take at over-subscription `level`: those held by fewer
+// than `level` allocations. Written into `out` so a scan reuses one set.
+void cpusHeldBelow(const NodeUsage& usage, int level, CpuSet& out) {
+  int size = static_cast<int>(usage.cpuHolders.size());
+  out.resize(size, false);
+  for (int c = 0; c < size; ++c)
+    if (usage.cpuHolders[c] < level) out.set(c);
+    else out.reset(c);
+}
+
 bool splitsGpusFreely(const JobShape& shape) {
   for (const auto& demand : shape.demands) {
     if (demand.name != "gpu") continue;
@@ -148,6 +172,7 @@ struct Cluster::Impl {
   };
   mutable std::vector<CachedPartition> partitionCache;
   mutable size_t nextCacheSlot = 0;
+  mutable CpuSet levelCpus;  // scratch: the cpus open at an over-subscription level
 
   void growWords(int nodeCount) {
     size_t words = (nodeCount + 63) / 64;
@@ -199,14 +224,17 @@ struct Cluster::Impl {
                          .allowSpec = options.allowSpecResourcesUsage,
                          .chunkRules = true,
                          .spreadShares = options.multipleSharingGresPj,
+                         .wholeNodeCpus = options.wholeNodeCpus,
                          .trace = trace};
   }
 
   // Offers nodes with the fewest free GPUs that could serve first (best
   // fit), so whole idle GPU nodes stay free for large jobs and CPU-only jobs
   // go to nodes without free GPUs. Stops after `nodeBudget` offers.
+  // Level 1 offers only cpus nobody holds; level k > 1 (over-subscription)
+  // offers cpus held by fewer than k allocations, computed per node.
   Outcome scan(const Request& request, const JobShape& shape, const PartitionView& partition,
-               SelectTrace* trace, long nodeBudget) const {
+               SelectTrace* trace, long nodeBudget, int level) const {
     Placer placer(request, shape, placerOptions(trace));
     const Words& members = membersOf(partition);
     long offered = 0;
@@ -223,9 +251,17 @@ struct Cluster::Impl {
       for (size_t w = 0; w < bucket.size(); ++w) {
         for (uint64_t bits = bucket[w] & members[w] & selectable[w]; bits; bits &= bits - 1) {
           int n = static_cast<int>(w * 64) + std::countr_zero(bits);
-          if (freeCpus[n] < minCpus || shareRoom[n] < minShares) continue;
+          if (shareRoom[n] < minShares) continue;
           const NodeState& node = *nodes[n];
-          if (placer.offer(n, node, node.usage, node.drained)) return placed(placer);
+          const CpuSet* cpus = nullptr;
+          if (level > 1) {
+            cpusHeldBelow(node.usage, level, levelCpus);
+            if (levelCpus.count() < minCpus) continue;
+            cpus = &levelCpus;
+          } else if (freeCpus[n] < minCpus) {
+            continue;
+          }
+          if (placer.offer(n, node, node.usage, node.drained, ~gres::DeviceMask{0}, cpus)) return placed(placer);
           if (placer.full() || ++offered >= nodeBudget) return notNow();
         }
       }
@@ -245,16 +281,30 @@ struct Cluster::Impl {
     auto shape = shapeFor(request, partition);
     if (!shape) return shapeFailure(shape.error());
     if (trace) traceUnselectable(partition, trace);
+    Outcome outcome = selectAtLevel(request, *shape, partition, trace, 1);
+    // OverSubscribe=FORCE:N: only when nothing idle fits, cpus held by fewer
+    // than 2, then 3, ... N allocations, so sharers grow evenly. A whole-node
+    // job needs a node nobody holds anything on, so sharing cannot help it.
+    // The trace keeps the reasons of the idle pass.
+    for (int level = 2; level <= partition.overSubscribe && !shape->wholeNode; ++level) {
+      if (outcome.verdict != Verdict::NotNow) break;
+      outcome = selectAtLevel(request, *shape, partition, nullptr, level);
+    }
+    return outcome;
+  }
+
+  Outcome selectAtLevel(const Request& request, const JobShape& shape, const PartitionView& partition,
+                        SelectTrace* trace, int level) const {
     // The default link policy looks for a linked set on any node before it
     // settles for an unlinked one; the first pass is bounded so a cluster
     // with no free linked sets pays a fixed price.
-    if (linkedNodes > 0 && wantsLinkedPass(request, *shape)) {
+    if (linkedNodes > 0 && wantsLinkedPass(request, shape)) {
       Request linked = request;
       linked.links = LinkPolicy::Enforce;
-      Outcome outcome = scan(linked, *shape, partition, nullptr, kLinkedPassNodeBudget);
+      Outcome outcome = scan(linked, shape, partition, nullptr, kLinkedPassNodeBudget, level);
       if (outcome.verdict == Verdict::Placed) return outcome;
     }
-    return scan(request, *shape, partition, trace, LONG_MAX);
+    return scan(request, shape, partition, trace, LONG_MAX, level);
   }
 
   Outcome selectIdle(const Request& request, const PartitionView& partition, SelectTrace* trace) const {
@@ -328,6 +378,7 @@ void Cluster::replaceNode(int index, NodeInfo info) {
   NodeUsage usage = old.usage;
   usage.usedDevices &= fresh->allDevices;
   usage.freeCpus.resize(fresh->cpuCount, true);
+  usage.cpuHolders.resize(fresh->cpuCount, 0);
   carryCountsAndShares(old, old.usage, *fresh, usage);
   fresh->usage = std::move(usage);
   impl_->nodes[index] = std::move(fresh);
@@ -371,7 +422,7 @@ void Cluster::commit(const Allocation& allocation) {
     NodeState& node = *impl_->nodes[grant.node];
     NodeUsage& usage = node.usage;
     for (int cpu : cpusHeld(grant, node.info))
-      if (cpu >= 0 && cpu < usage.freeCpus.size()) usage.freeCpus.reset(cpu);
+      if (cpu >= 0 && cpu < usage.freeCpus.size()) holdCpu(usage, cpu);
     usage.usedDevices |= gres::indexesToMask(grant.devices) & node.allDevices;
     usage.usedMemoryMb += grant.memoryMb;
     accountShares(node, usage, grant, +1);
@@ -413,7 +464,7 @@ void Cluster::release(const Allocation& allocation) {
     NodeState& node = *impl_->nodes[grant.node];
     NodeUsage& usage = node.usage;
     for (int cpu : cpusHeld(grant, node.info))
-      if (cpu >= 0 && cpu < usage.freeCpus.size()) usage.freeCpus.set(cpu);
+      if (cpu >= 0 && cpu < usage.freeCpus.size()) unholdCpu(usage, cpu);
     usage.usedDevices &= ~gres::indexesToMask(grant.devices);
     usage.usedMemoryMb -= std::min(usage.usedMemoryMb, grant.memoryMb);
     accountShares(node, usage, grant, -1);

@@ -41,11 +41,14 @@ struct NodeInfo {
 // exclusive: OverSubscribe=EXCLUSIVE, every job gets whole nodes.
 // forcesSharing: OverSubscribe=FORCE with a count above 1 shares every node
 // whatever the job asks, so --exclusive takes no whole node there.
+// overSubscribe: how many allocations may hold one cpu (the FORCE:N count;
+// 1 = none share). Memory, devices, shares and count-only GRES never are.
 struct PartitionView {
   std::vector<int> nodes;
   int maxNodes = -1;
   bool exclusive = false;
   bool forcesSharing = false;
+  int overSubscribe = 1;
 };
 
 // Shares of one GPU held by a grant (--gres=shard:N / --gres=mps:N). The
@@ -103,6 +106,9 @@ struct ClusterOptions {
   // SelectTypeParameters=...,MULTIPLE_SHARING_GRES_PJ: a shard/mps request
   // may take shares from several GPUs of a node; by default one GPU per node.
   bool multipleSharingGresPj = false;
+  // SelectType=select/linear: every job takes all cpus of each node it gets
+  // (memory and devices only as asked).
+  bool wholeNodeCpus = false;
 };
 
 // A job holding resources now, and when it is expected to end (seconds on

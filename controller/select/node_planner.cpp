@@ -82,14 +82,14 @@ class NodePlan {
   NodePlan(const NodeState& node, const NodeUsage& usage, gres::DeviceMask drained, const PlanInput& in,
            gres::DeviceMask allowed)
       : node_(node), usage_(usage), drained_(drained), in_(in), r_(in.request), allowed_(allowed),
-        whole_(in.shape.wholeNode) {}
+        whole_(in.shape.wholeNode), freeCpus_(in.cpus ? *in.cpus : usage.freeCpus) {}
 
   PlanResult run() {
     if (!node_.usable) return reject(rules::kUnusable);
     if (usage_.wholeNode) return reject(rules::kHeldWhole);
     if (const char* rule = userSharingRule(usage_.grantsByUser, r_.uid, r_.exclusiveUser)) return reject(rule);
     if (whole_ && usage_.grants > 0) return reject(rules::kNotIdle);
-    if (in_.tasks * r_.cpusPerTask > usage_.freeCpus.count()) return reject(rules::kCpus);
+    if (in_.tasks * r_.cpusPerTask > freeCpus_.count()) return reject(rules::kCpus);
     if (const char* rule = chooseDevices()) return reject(rule);
     if (const char* rule = chooseCpus()) return reject(rule);
     if (const char* rule = chooseMemory()) return reject(rule);
@@ -103,7 +103,7 @@ class NodePlan {
   gres::DeviceMask eligibleDevices() const {
     gres::DeviceMask free = node_.allDevices & ~usage_.usedDevices & ~drained_ & allowed_;
     if (!r_.enforceBinding) return free;
-    SocketMask cpuSockets = socketsWithFreeCpus(node_, usage_.freeCpus);
+    SocketMask cpuSockets = socketsWithFreeCpus(node_, freeCpus_);
     for (gres::DeviceMask rest = free; rest; rest &= rest - 1) {
       int d = std::countr_zero(rest);
       if (node_.deviceSockets[d] != 0 && (node_.deviceSockets[d] & cpuSockets) == 0) free &= ~gres::bitOf(d);
@@ -289,13 +289,20 @@ class NodePlan {
       for (int c = 0; c < lastCpu; ++c) grant.cpus.push_back(c);
       return static_cast<int>(grant.cpus.size()) < cpusNeeded ? rules::kCpus : nullptr;
     }
+    if (in_.wholeNodeCpus) {
+      // select/linear: the job holds every cpu of the node, so each must be
+      // open to it (free, or shareable at this over-subscription level).
+      if (cpusNeeded > node_.cpuCount || freeCpus_.count() < node_.cpuCount) return rules::kCpus;
+      for (int c = 0; c < node_.cpuCount; ++c) grant.cpus.push_back(c);
+      return nullptr;
+    }
     SocketMask deviceSockets = socketsOf(node_, taken_ | sharedHere_);
     CpuPickOptions options{.cpusNeeded = cpusNeeded,
                            .byCpu = in_.byCpu,
                            .preferred = perSocketChoice_ ? perSocketChoice_ : deviceSockets,
                            .only = r_.enforceBinding ? deviceSockets : 0,
                            .mustTouch = r_.enforceBinding ? deviceSockets : 0};
-    auto cpus = pickCpus(node_, usage_.freeCpus, options);
+    auto cpus = pickCpus(node_, freeCpus_, options);
     if (!cpus) return r_.enforceBinding && deviceSockets ? rules::kBinding : rules::kCpus;
     grant.cpus = std::move(*cpus);
     return nullptr;
@@ -345,6 +352,7 @@ class NodePlan {
   const Request& r_;
   gres::DeviceMask allowed_;
   bool whole_;
+  const CpuSet& freeCpus_;  // the cpus this job may take on the node
   PlanResult result_;
   gres::DeviceMask taken_ = 0;
   SocketMask perSocketChoice_ = 0;

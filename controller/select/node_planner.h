@@ -17,6 +17,10 @@ struct PlanInput {
   bool allowSpec = false;
   bool chunkRules = true;  // false for steps inside an allocation
   bool spreadShares = false;  // MULTIPLE_SHARING_GRES_PJ
+  bool wholeNodeCpus = false;  // select/linear: the grant takes every cpu of the node
+  // The cpus the job may take; null means usage.freeCpus. An over-subscribing
+  // pass passes the cpus held by fewer allocations than its level allows.
+  const CpuSet* cpus = nullptr;
 };
 
 struct PlanResult {

@@ -36,6 +36,7 @@ NodeState::NodeState(NodeInfo nodeInfo) : info(std::move(nodeInfo)) {
     pools.push_back(std::move(pool));
   }
   idle.freeCpus = CpuSet(cpuCount, true);
+  idle.cpuHolders.assign(cpuCount, 0);
   idle.usedCounts.assign(counted.size(), 0);
   idle.sharesUsed.assign(pools.size(), std::vector<uint64_t>(deviceCount, 0));
   usage = idle;

@@ -19,7 +19,10 @@ namespace gantry::select {
 using SocketMask = uint64_t;  // sockets beyond 64 share the last bit
 
 struct NodeUsage {
-  CpuSet freeCpus;
+  CpuSet freeCpus;  // cpus no allocation holds
+  // Per cpu: how many committed allocations hold it (above 1 only where a
+  // partition over-subscribes cpus).
+  std::vector<uint16_t> cpuHolders;
   gres::DeviceMask usedDevices = 0;
   uint64_t usedMemoryMb = 0;
   std::vector<uint64_t> usedCounts;  // parallel to NodeState::counted

@@ -25,7 +25,7 @@ void Placer::rejectNode(int index, const char* rule) {
 }
 
 bool Placer::offer(int index, const NodeState& node, const NodeUsage& usage, gres::DeviceMask drained,
-                   gres::DeviceMask allowed) {
+                   gres::DeviceMask allowed, const CpuSet* cpus) {
   if (complete()) return true;
   if (full()) return false;
   int chosen = static_cast<int>(allocation_.nodes.size());
@@ -36,10 +36,14 @@ bool Placer::offer(int index, const NodeState& node, const NodeUsage& usage, gre
     maxTasks = std::min(maxTasks, shape_.ntasksPerNode);
     minTasks = std::min(tasksLeft_, maxTasks);  // the per-node count is fixed
   }
+  // The last node the job may have takes every task left, or the job would
+  // end up short with no node to go to.
+  if (chosen + 1 >= shape_.maxNodes) minTasks = std::max(minTasks, tasksLeft_);
   // Upper bounds from what the node has free (all of it for a whole-node
   // job, whose idleness the planner checks), so the first try usually fits.
-  int cpus = shape_.wholeNode ? node.cpuCount : usage.freeCpus.count();
-  maxTasks = std::min(maxTasks, cpus / std::max(request_.cpusPerTask, 1));
+  const CpuSet& freeCpus = cpus ? *cpus : usage.freeCpus;
+  int cpuRoom = shape_.wholeNode ? node.cpuCount : freeCpus.count();
+  maxTasks = std::min(maxTasks, cpuRoom / std::max(request_.cpusPerTask, 1));
   if (request_.gpusPerTask > 0) {
     gres::DeviceMask free = node.allDevices & ~drained & allowed;
     if (!shape_.wholeNode) free &= ~usage.usedDevices & ~usage.sharedDevices;
@@ -59,7 +63,9 @@ bool Placer::offer(int index, const NodeState& node, const NodeUsage& usage, gre
                     .byCpu = options_.byCpu,
                     .allowSpec = options_.allowSpec,
                     .chunkRules = options_.chunkRules,
-                    .spreadShares = options_.spreadShares};
+                    .spreadShares = options_.spreadShares,
+                    .wholeNodeCpus = options_.wholeNodeCpus,
+                    .cpus = cpus};
     plan = planNode(node, usage, drained, input, allowed);
     if (plan.ok()) break;
   }

@@ -13,6 +13,7 @@ struct PlacerOptions {
   bool allowSpec = false;
   bool chunkRules = true;
   bool spreadShares = false;  // MULTIPLE_SHARING_GRES_PJ
+  bool wholeNodeCpus = false;  // select/linear
   SelectTrace* trace = nullptr;
 };
 
@@ -20,9 +21,10 @@ class Placer {
  public:
   Placer(const Request& request, const JobShape& shape, PlacerOptions options);
 
-  // Tries the node; returns true once the job is complete.
+  // Tries the node; returns true once the job is complete. `cpus`, when
+  // given, replaces usage.freeCpus as the cpus the job may take.
   bool offer(int index, const NodeState& node, const NodeUsage& usage, gres::DeviceMask drained,
-             gres::DeviceMask allowed = ~gres::DeviceMask{0});
+             gres::DeviceMask allowed = ~gres::DeviceMask{0}, const CpuSet* cpus = nullptr);
   bool complete() const;
   bool full() const { return static_cast<int>(allocation_.nodes.size()) >= shape_.maxNodes; }
   void rejectNode(int index, const char* rule);

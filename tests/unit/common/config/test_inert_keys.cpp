@@ -104,7 +104,7 @@ TEST_CASE("inert keys: keys and values that code reads get no note", "[config][i
                           "AuthInfo", "StateSaveLocation", "SlurmdSpoolDir", "SlurmctldLogFile", "SlurmdLogFile",
                           "SlurmctldDebug", "SlurmdDebug", "SlurmdTimeout", "JobRequeue", "MaxJobCount",
                           "MinJobAge", "SlurmdParameters", "GresTypes", "DefMemPerCPU", "DefMemPerNode", "Prolog",
-                          "Epilog", "PrologEpilogTimeout", "AllowSpecResourcesUsage"}) {
+                          "Epilog", "PrologEpilogTimeout", "AllowSpecResourcesUsage", "SelectType"}) {
     INFO(key);
     CHECK(findInertKey(KeyPlace::Global, key) == nullptr);
   }
