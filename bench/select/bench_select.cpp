@@ -10,6 +10,10 @@
 // another from empty, then churned (one job ends, one starts) near full, and
 // select() alone on the fragmented result.
 //
+// A third cluster of 1,000 nodes in an OverSubscribe=FORCE:4 partition has
+// every cpu held once, so the idle pass fails and selection goes on to the
+// shared levels, which compute each node's shareable cpus as they scan.
+//
 // Usage: bench_select [iterations per round, default 2000] [seed, default 42]
 // Each case runs 7 rounds; the median round is reported.
 #include <algorithm>
@@ -197,6 +201,40 @@ void runShardCases(unsigned seed, int iterations) {
   }
 }
 
+// ---- the over-subscribed cluster
+
+constexpr int kOversubNodes = 1000;
+
+void runOversubscribedCases(int iterations) {
+  Cluster cluster;
+  PartitionView partition;
+  partition.overSubscribe = 4;
+  partition.forcesSharing = true;
+  for (int n = 0; n < kOversubNodes; ++n) {
+    int index = cluster.addNode(makeNode(n));
+    partition.nodes.push_back(index);
+    NodeGrant everyCpu;
+    everyCpu.node = index;
+    for (int cpu = 0; cpu < 128; ++cpu) everyCpu.cpus.push_back(cpu);
+    cluster.commit(Allocation{{everyCpu}, {}});
+  }
+  std::printf("# oversubscribed cluster nodes=%d FORCE:4, every cpu held once\n", kOversubNodes);
+  Request cpuOnly;
+  cpuOnly.ntasks = 4;
+  cpuOnly.maxNodes = 1;
+  runCase(cluster, {"oversub_force4_cpu_only_four_tasks", cpuOnly, &partition}, iterations);
+  // Saturated: every cpu held four times, so every shared level looks at
+  // every node and finds no cpu it may share.
+  for (int held = 1; held < 4; ++held)
+    for (int n = 0; n < kOversubNodes; ++n) {
+      NodeGrant everyCpu;
+      everyCpu.node = n;
+      for (int cpu = 0; cpu < 128; ++cpu) everyCpu.cpus.push_back(cpu);
+      cluster.commit(Allocation{{everyCpu}, {}});
+    }
+  runCase(cluster, {"oversub_force4_saturated_full_scan", cpuOnly, &partition}, iterations);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -250,5 +288,6 @@ int main(int argc, char** argv) {
   };
   for (const auto& c : cases) runCase(cluster, c, iterations);
   runShardCases(seed, iterations);
+  runOversubscribedCases(iterations);
   return 0;
 }

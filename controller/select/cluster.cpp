@@ -134,6 +134,14 @@ void unholdCpu(NodeUsage& usage, int cpu) {
   if (holders == 0) usage.freeCpus.set(cpu);
 }
 
+// How many cpus of the node fewer than `level` allocations hold: a tight
+// count, so a scan passes over saturated nodes without building a set.
+int countHeldBelow(const NodeUsage& usage, int level) {
+  int count = 0;
+  for (uint16_t holders : usage.cpuHolders) count += holders < level ? 1 : 0;
+  return count;
+}
+
 // The cpus a job may take at over-subscription `level`: those held by fewer
 // than `level` allocations. Written into `out` so a scan reuses one set.
 void cpusHeldBelow(const NodeUsage& usage, int level, CpuSet& out) {
@@ -162,6 +170,7 @@ struct Cluster::Impl {
   std::vector<int> bucketOf;               // per node: free undrained GPUs
   std::vector<int> freeCpus;               // per node, kept flat so a scan skips full nodes cheaply
   std::vector<uint64_t> shareRoom;         // per node: the largest share request it could take now
+  std::vector<int> leastHolders;           // per node: the fewest allocations holding any one cpu
   std::vector<Words> buckets = std::vector<Words>(kBuckets);
   Words selectable;  // available, usable, not held whole
   int linkedNodes = 0;  // nodes with any link information
@@ -190,6 +199,8 @@ struct Cluster::Impl {
     setBit(buckets[freeGpus], index, true);
     setBit(selectable, index, node.available && node.usable && !node.usage.wholeNode);
     freeCpus[index] = node.usage.freeCpus.count();
+    const auto& holders = node.usage.cpuHolders;
+    leastHolders[index] = holders.empty() ? INT_MAX : *std::min_element(holders.begin(), holders.end());
     shareRoom[index] = node.shareRoom(node.usage, node.drained, options.multipleSharingGresPj);
   }
 
@@ -255,8 +266,8 @@ struct Cluster::Impl {
           const NodeState& node = *nodes[n];
           const CpuSet* cpus = nullptr;
           if (level > 1) {
+            if (leastHolders[n] >= level || countHeldBelow(node.usage, level) < minCpus) continue;
             cpusHeldBelow(node.usage, level, levelCpus);
-            if (levelCpus.count() < minCpus) continue;
             cpus = &levelCpus;
           } else if (freeCpus[n] < minCpus) {
             continue;
@@ -361,6 +372,7 @@ int Cluster::addNode(NodeInfo info) {
   impl_->bucketOf.push_back(-1);
   impl_->freeCpus.push_back(0);
   impl_->shareRoom.push_back(0);
+  impl_->leastHolders.push_back(0);
   if (impl_->nodes.back()->links.hasLinks()) ++impl_->linkedNodes;
   impl_->growWords(nodeCount());
   impl_->partitionCache.clear();  // cached partitions may name the new index
