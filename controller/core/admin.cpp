@@ -130,10 +130,13 @@ void ControllerCore::jobAction(JobAction action, uint64_t jobId, auth::Identity 
         if (action == JobAction::Resume) event = job_event::Resume{};
         break;
     }
-    auto applied = applyJob(*job, event, [reply](const Status& status) {
+    auto answer = [reply](const Status& status) {
       if (!status) return reply(Error{ErrorCode::Internal, status.error()});
       reply(Ok{});
-    });
+    };
+    Result<Ok> applied = action == JobAction::Suspend  ? suspendByAdmin(*job, answer)
+                         : action == JobAction::Resume ? resumeByAdmin(*job, answer)
+                                                       : applyJob(*job, event, answer);
     if (!applied) reply(Error{applied.failure()});
   });
 }

@@ -50,7 +50,8 @@ ControllerCore::ControllerCore(boost::asio::io_context& io, CoreOptions options)
                         [this](uint64_t job, uint32_t step, const std::string& node, const std::string& why) {
                           stepEndedOnNode(job, step, node, 1, why);
                         },
-                    .schedule = [this] { requestSchedule(); }}) {}
+                    .schedule = [this] { requestSchedule(); },
+                    .suspendSettled = [this] { resumeWaitingGangJobs(); }}) {}
 
 int64_t ControllerCore::now() const { return toUnixSeconds(options_.clock->now()); }
 
@@ -60,9 +61,11 @@ bool ControllerCore::isAdministrator(const auth::Identity& caller) const {
 
 Result<Ok> ControllerCore::applyJob(JobRecord& job, const JobEvent& event,
                                     std::function<void(const Status&)> persisted) {
+  bool held = job.holdsResources;
   auto effects = onJobEvent(job, event, now(), policy());
   if (!effects) return Error{effects.failure()};
   executor_.execute(*effects, std::move(persisted));
+  if (held && !job.holdsResources) leaveGang(job);
   return Ok{};
 }
 
@@ -104,7 +107,13 @@ Status ControllerCore::start() {
   auto snapshot = options_.store->load(now(), options_.keepFinishedSeconds);
   if (!snapshot) return Error{snapshot.failure()};
   recover(*snapshot);
+  if (conf_.gangScheduling()) {
+    gangSliceSeconds_ = std::max(conf_.schedulerTimeSliceSec, 1);
+    spdlog::info("gang scheduling on: SchedulerTimeSlice={} s", gangSliceSeconds_);
+  }
+  rebuildGangs();
   armTick();
+  armSlice();
   requestSchedule();
   return okStatus();
 }
@@ -150,6 +159,7 @@ void ControllerCore::stop() {
   onStrand([this] {
     stopped_ = true;
     timers_->cancel(tickTimer_);
+    if (sliceTimer_ != 0) timers_->cancel(sliceTimer_);
   });
 }
 

@@ -185,6 +185,28 @@ class ControllerCore {
   void checkAllocationClients();
   void forgetOldJobs();
 
+  // Gang scheduling (gang_driver.cpp). Enabled at start (a change needs a
+  // restart); partitions follow reconfigure.
+  bool gangActive() const { return gangSliceSeconds_ > 0; }
+  // Makes the timeslicers match the partitions: a partition that became
+  // timesliced (or whose nodes changed) gets one rebuilt from the jobs
+  // holding resources there, waiting jobs first.
+  void rebuildGangs();
+  // Whether a job placed in its partition with `allocation` must start
+  // suspended; admits it to the partition's rotation.
+  bool admitToGang(const JobRecord& job, const select::Allocation& allocation);
+  // The job stopped holding resources: it leaves its partition's rotation.
+  void leaveGang(const JobRecord& job);
+  CoreState::GangPartition* gangOf(const JobRecord& job);
+  void applyGangChanges(const gang::GangChanges& changes);
+  // Resumes the jobs let in once no suspend on their nodes is in flight.
+  void resumeWaitingGangJobs();
+  void armSlice();
+  void sliceEnded();
+  // scontrol suspend / resume of a job in a timesliced partition.
+  Result<Ok> suspendByAdmin(JobRecord& job, std::function<void(const Status&)> persisted);
+  Result<Ok> resumeByAdmin(JobRecord& job, std::function<void(const Status&)> persisted);
+
   // Steps (step_manager.cpp).
   void stepEndedOnNode(uint64_t jobId, uint32_t stepId, const std::string& node, int exitCode,
                        const std::string& message);
@@ -200,6 +222,8 @@ class ControllerCore {
   CoreState state_;
   EffectExecutor executor_;
   TimerQueue::TimerId tickTimer_ = 0;
+  TimerQueue::TimerId sliceTimer_ = 0;
+  int gangSliceSeconds_ = 0;  // SchedulerTimeSlice when gang scheduling is on, else 0
   bool scheduleRequested_ = false;
   bool stopped_ = false;
   int64_t startTime_ = 0;

@@ -17,6 +17,9 @@ void CoreState::rebuildPartitions() {
     view.exclusive = partition.overSubscribe == config::OverSubscribeMode::Exclusive;
     view.forcesSharing =
         partition.overSubscribe == config::OverSubscribeMode::Force && partition.overSubscribeCount > 1;
+    // FORCE:N shares CPUs between up to N jobs of the partition, with or
+    // without gang scheduling (which then timeslices them), as Slurm does.
+    view.overSubscribe = view.forcesSharing ? partition.overSubscribeCount : 1;
     partitionViews[partition.name] = std::move(view);
   }
 }

@@ -10,6 +10,7 @@
 
 #include "common/config/gantry_conf.h"
 #include "controller/core/records.h"
+#include "controller/gang/partition_gang.h"
 #include "controller/select/cluster.h"
 
 namespace gantry::core {
@@ -19,7 +20,8 @@ struct CoreState {
       : conf(configuration),
         cluster(select::ClusterOptions{.allocateByCpu = configuration.select.crCpu,
                                        .allowSpecResourcesUsage = configuration.allowSpecResourcesUsage,
-                                       .multipleSharingGresPj = configuration.select.multipleSharingGresPj}) {}
+                                       .multipleSharingGresPj = configuration.select.multipleSharingGresPj,
+                                       .wholeNodeCpus = configuration.selectType == "select/linear"}) {}
 
   config::GantryConf& conf;
   select::Cluster cluster;
@@ -32,6 +34,19 @@ struct CoreState {
   // never rescan every partition's node list.
   std::map<std::string, select::PartitionView> partitionViews;     // by partition name
   std::vector<std::vector<std::string>> partitionsOfNode;          // by position in nodes
+
+  // The timeslicer of each over-subscribed partition under gang scheduling
+  // (gang_driver.cpp), with the node count its capacities were built for.
+  // A partition that stops being timesliced keeps its timeslicer until its
+  // last gang job ends, so jobs that share resources never run together.
+  struct GangPartition {
+    gang::PartitionGang policy;
+    int nodeCount = 0;
+  };
+  std::map<std::string, GangPartition> gangs;  // by partition name
+  // Jobs the timeslicer let in whose resume waits until the suspensions
+  // on their nodes are acknowledged, in the order they were let in.
+  std::vector<uint64_t> gangResumesWaiting;
 
   void rebuildPartitions();
   const select::PartitionView* partitionView(const std::string& name) const {

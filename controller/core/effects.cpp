@@ -131,7 +131,7 @@ void EffectExecutor::holdResources(JobRecord& job) {
   state_.cluster.commit(job.allocation);
   for (const auto& grant : job.allocation.nodes) {
     NodeRecord& node = state_.nodeAt(grant.node);
-    node.allocCpus += detail::cpusOf(grant, state_.cluster.node(grant.node));
+    node.allocCpus = state_.cluster.heldCpus(grant.node);
     node.allocMemoryMb += grant.memoryMb;
     node.jobs.insert(job.id);
   }
@@ -141,7 +141,7 @@ void EffectExecutor::releaseResources(JobRecord& job) {
   state_.cluster.release(job.allocation);
   for (const auto& grant : job.allocation.nodes) {
     NodeRecord& node = state_.nodeAt(grant.node);
-    node.allocCpus -= detail::cpusOf(grant, state_.cluster.node(grant.node));
+    node.allocCpus = state_.cluster.heldCpus(grant.node);
     node.allocMemoryMb -= std::min(node.allocMemoryMb, grant.memoryMb);
     node.jobs.erase(job.id);
   }
@@ -159,6 +159,7 @@ void EffectExecutor::refreshNode(NodeRecord& node, bool hardwareChanged) {
     for (const auto& slice : held) state_.cluster.release(slice);
     state_.cluster.replaceNode(node.selectIndex, selectInfoFor(node));
     for (const auto& slice : held) state_.cluster.commit(slice);
+    node.allocCpus = state_.cluster.heldCpus(node.selectIndex);
   }
   state_.cluster.setAvailable(node.selectIndex, node.schedulable());
 }
@@ -183,14 +184,41 @@ void EffectExecutor::persistNode(const NodeRecord& node, std::function<void(cons
 
 void EffectExecutor::supersede(uint64_t job) {
   for (auto it = latest_.lower_bound({job, std::string()}); it != latest_.end() && it->first.first == job;) {
-    it = latest_.erase(it);
+    it = forget(it);
   }
+}
+
+void EffectExecutor::remember(uint64_t job, const std::string& node, Pending pending) {
+  auto [entry, inserted] = latest_.try_emplace({job, node}, pending);
+  if (!inserted) {
+    bool wasSuspend = entry->second.command == Command::Suspend;
+    entry->second = pending;
+    if (wasSuspend) {
+      if (--suspendsInFlight_[node] <= 0) suspendsInFlight_.erase(node);
+      if (hooks_.suspendSettled) hooks_.post(hooks_.suspendSettled);
+    }
+  }
+  if (pending.command == Command::Suspend) ++suspendsInFlight_[node];
+}
+
+EffectExecutor::PendingMap::iterator EffectExecutor::forget(PendingMap::iterator entry) {
+  if (entry->second.command == Command::Suspend) {
+    const std::string& node = entry->first.second;
+    if (--suspendsInFlight_[node] <= 0) suspendsInFlight_.erase(node);
+    if (hooks_.suspendSettled) hooks_.post(hooks_.suspendSettled);
+  }
+  return latest_.erase(entry);
+}
+
+int EffectExecutor::suspendsInFlight(const std::string& node) const {
+  auto found = suspendsInFlight_.find(node);
+  return found == suspendsInFlight_.end() ? 0 : found->second;
 }
 
 void EffectExecutor::toNodes(Command command, uint64_t job, const std::vector<std::string>& nodes) {
   for (const auto& node : nodes) {
     uint64_t sequence = nextSequence_++;
-    latest_[{job, node}] = sequence;
+    remember(job, node, Pending{sequence, command});
     send(command, job, node, sequence, 0);
   }
 }
@@ -199,15 +227,15 @@ void EffectExecutor::send(Command command, uint64_t job, const std::string& node
                           int attempt) {
   NodeRecord* node = state_.findNode(nodeName);
   if (node == nullptr) {
-    latest_.erase({job, nodeName});
+    if (auto entry = latest_.find({job, nodeName}); entry != latest_.end()) forget(entry);
     return;
   }
   auto answered = [this, command, job, nodeName, sequence, attempt](const Status& status) {
     hooks_.post([this, command, job, nodeName, sequence, attempt, status] {
       auto newest = latest_.find({job, nodeName});
-      if (newest == latest_.end() || newest->second != sequence) return;  // superseded
+      if (newest == latest_.end() || newest->second.sequence != sequence) return;  // superseded
       if (status) {
-        latest_.erase(newest);
+        forget(newest);
         return;
       }
       auto delay = std::min<std::chrono::seconds>(kFirstRetry * (1 << std::min(attempt, 5)), kLongestRetry);
@@ -216,7 +244,7 @@ void EffectExecutor::send(Command command, uint64_t job, const std::string& node
       timers_.after(delay, [this, command, job, nodeName, sequence, attempt] {
         hooks_.post([this, command, job, nodeName, sequence, attempt] {
           auto still = latest_.find({job, nodeName});
-          if (still == latest_.end() || still->second != sequence) return;
+          if (still == latest_.end() || still->second.sequence != sequence) return;
           send(command, job, nodeName, sequence, attempt + 1);
         });
       });

@@ -42,6 +42,9 @@ class EffectExecutor {
     std::function<void(uint64_t job, uint32_t step, const std::string& node, const std::string& why)> stepNotStarted;
     // Asks for a scheduling pass soon.
     std::function<void()> schedule;
+    // A suspend command left the queue of unacknowledged ones (acknowledged,
+    // superseded, or its node is gone): resumes waiting for it may go.
+    std::function<void()> suspendSettled;
   };
 
   EffectExecutor(CoreState& state, store::JobStore& store, AgentGateway& agents, TimerQueue& timers, Hooks hooks);
@@ -65,6 +68,10 @@ class EffectExecutor {
 
   // Node commands not yet acknowledged, for tests and diagnostics.
   size_t unacknowledged() const { return latest_.size(); }
+  // Suspend commands to the node not yet acknowledged. Gang scheduling
+  // resumes a job only once its nodes have none, so two jobs sharing
+  // resources never run at the same moment.
+  int suspendsInFlight(const std::string& node) const;
 
  private:
   enum class Command { Terminate, Suspend, Resume };
@@ -82,7 +89,17 @@ class EffectExecutor {
   TimerQueue& timers_;
   Hooks hooks_;
   uint64_t nextSequence_ = 1;
-  std::map<std::pair<uint64_t, std::string>, uint64_t> latest_;  // (job, node) -> newest command
+  struct Pending {
+    uint64_t sequence = 0;
+    Command command = Command::Terminate;
+  };
+  using PendingMap = std::map<std::pair<uint64_t, std::string>, Pending>;
+  // Records the newest command for (job, node), replacing an older one.
+  void remember(uint64_t job, const std::string& node, Pending pending);
+  PendingMap::iterator forget(PendingMap::iterator entry);
+
+  PendingMap latest_;                            // (job, node) -> newest command
+  std::map<std::string, int> suspendsInFlight_;  // node -> suspends in latest_
 };
 
 }  // namespace gantry::core

@@ -50,6 +50,7 @@ std::string reasonText(JobReason reason, const std::string& detail) {
     case JobReason::StoreFailed: return "cannot store the job start: " + detail;
     case JobReason::BadConstraints: return "BadConstraints: " + detail;
     case JobReason::InactiveLimit: return "InactiveLimit";
+    case JobReason::GangTimeslice: return "GangTimeslice";
   }
   return "None";
 }
@@ -96,6 +97,8 @@ Effects endJob(JobRecord& job, JobState state, JobReason reason, std::string det
   job.endTime = now;
   if (job.startTime == 0) job.startTime = now;
   job.launchInFlight = false;
+  job.launchDeferred = false;
+  job.suspendedBy = SuspendedBy::None;
   endOpenSteps(job, now);
   effects.push_back(PersistJob{job.id});
   return effects;
@@ -129,6 +132,8 @@ Effects requeue(JobRecord& job, JobReason reason, std::string detail, std::vecto
   job.startTime = 0;
   job.runSecondsBefore = 0;
   job.launchInFlight = false;
+  job.launchDeferred = false;
+  job.suspendedBy = SuspendedBy::None;
   endOpenSteps(job, now);
   effects.push_back(PersistJob{job.id});
   effects.push_back(Schedule{});
@@ -153,11 +158,21 @@ struct JobTransition {
     job.allocation = placed.allocation;
     job.nodeNames = placed.nodeNames;
     job.holdsResources = true;
-    job.state = JobState::Running;
-    job.reason = JobReason::None;
     job.reasonDetail.clear();
     job.startTime = now;
     job.runSecondsBefore = 0;
+    if (placed.startSuspended) {
+      // Holds its resources (memory and GPUs are never timesliced) but
+      // runs nothing until the timeslicer gives it its turn.
+      job.state = JobState::Suspended;
+      job.suspendedBy = SuspendedBy::Gang;
+      job.suspendTime = now;
+      job.reason = JobReason::GangTimeslice;
+      job.launchDeferred = true;
+      return Effects{HoldResources{job.id}, PersistJob{job.id}};
+    }
+    job.state = JobState::Running;
+    job.reason = JobReason::None;
     job.launchInFlight = true;
     // The batch step is sent only once the RUNNING record is durable, so a
     // restarted controller never finds a job running that it thinks pending.
@@ -249,19 +264,65 @@ struct JobTransition {
   }
 
   Result<Effects> operator()(const Suspend&) {
+    if (job.state == JobState::Suspended && job.suspendedBy == SuspendedBy::Gang) {
+      // Already stopped by the timeslicer: now it stays stopped until the
+      // administrator resumes it.
+      job.suspendedBy = SuspendedBy::Admin;
+      job.reason = JobReason::None;
+      return Effects{PersistJob{job.id}};
+    }
     if (job.state != JobState::Running) return notNow("Job is not running");
-    job.runSecondsBefore += now - job.startTime;
-    job.suspendTime = now;
-    job.state = JobState::Suspended;
-    // Suspended jobs keep their resources; only their clock stops.
+    suspendRunning(SuspendedBy::Admin, JobReason::None);
     return Effects{SuspendOnNodes{job.id, job.nodeNames}, PersistJob{job.id}};
   }
 
-  Result<Effects> operator()(const Resume&) {
+  Result<Effects> operator()(const Resume& resume) {
     if (job.state != JobState::Suspended) return notNow("Job is not suspended");
+    if (resume.waitForTurn) {
+      job.suspendedBy = SuspendedBy::Gang;
+      job.reason = JobReason::GangTimeslice;
+      return Effects{PersistJob{job.id}};
+    }
+    return resumeSuspended();
+  }
+
+  Result<Effects> operator()(const GangSuspend&) {
+    if (job.state != JobState::Running) return notNow("Job is not running");
+    suspendRunning(SuspendedBy::Gang, JobReason::GangTimeslice);
+    return Effects{SuspendOnNodes{job.id, job.nodeNames}, PersistJob{job.id}};
+  }
+
+  Result<Effects> operator()(const GangResume&) {
+    if (job.state != JobState::Suspended || job.suspendedBy != SuspendedBy::Gang) {
+      return notNow("Job is not suspended by gang scheduling");
+    }
+    return resumeSuspended();
+  }
+
+  // Running -> Suspended: the run clock stops, the resources stay held.
+  void suspendRunning(SuspendedBy by, JobReason reason) {
+    job.runSecondsBefore += now - job.startTime;
+    job.suspendTime = now;
+    job.state = JobState::Suspended;
+    job.suspendedBy = by;
+    job.reason = reason;
+    job.reasonDetail.clear();
+  }
+
+  // Suspended -> Running. A job allocated suspended starts now; any other
+  // is thawed on its nodes.
+  Effects resumeSuspended() {
     job.suspendedSeconds += now - job.suspendTime;
     job.startTime = now;
     job.state = JobState::Running;
+    job.suspendedBy = SuspendedBy::None;
+    job.reason = JobReason::None;
+    job.reasonDetail.clear();
+    if (job.launchDeferred) {
+      job.launchDeferred = false;
+      job.launchInFlight = true;
+      return Effects{PersistJob{job.id}, LaunchJob{job.id}};
+    }
     return Effects{ResumeOnNodes{job.id, job.nodeNames}, PersistJob{job.id}};
   }
 

@@ -64,6 +64,9 @@ namespace job_event {
 struct Placed {
   select::Allocation allocation;
   std::vector<std::string> nodeNames;  // in grant order
+  // Gang scheduling: the job overlaps the partition's active set, so it is
+  // allocated SUSPENDED and launched at its first resume.
+  bool startSuspended = false;
 };
 // A pending job stays pending, for this reason.
 struct StillPending { JobReason reason = JobReason::Resources; std::string detail; };
@@ -82,8 +85,15 @@ struct ClientGone {};
 // A node of the job was lost: stopped answering, set DOWN by an
 // administrator, or restarted without the batch step.
 struct NodeLost { std::string node; JobReason why = JobReason::NodeNotResponding; };
+// scontrol suspend / resume. An administrator's suspension is never undone
+// by the timeslicer. A resume in a gang partition whose job does not fit
+// beside the active set hands the job back to the timeslicer instead
+// (waitForTurn): it stays suspended until its turn.
 struct Suspend {};
-struct Resume {};
+struct Resume { bool waitForTurn = false; };
+// The timeslicer's own suspend and resume (sched/gang).
+struct GangSuspend {};
+struct GangResume {};
 struct Hold { bool byAdmin = false; };
 struct Release {};
 }  // namespace job_event
@@ -92,7 +102,8 @@ using JobEvent = std::variant<job_event::Placed, job_event::StillPending, job_ev
                               job_event::StartNotStored, job_event::BatchEnded,
                               job_event::AllocationCompleted, job_event::Cancelled,
                               job_event::TimeLimitReached, job_event::ClientGone, job_event::NodeLost,
-                              job_event::Suspend, job_event::Resume, job_event::Hold, job_event::Release>;
+                              job_event::Suspend, job_event::Resume, job_event::GangSuspend,
+                              job_event::GangResume, job_event::Hold, job_event::Release>;
 
 // Settings the lifecycle decides with.
 struct LifecyclePolicy {

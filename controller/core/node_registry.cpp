@@ -89,8 +89,11 @@ void ControllerCore::registerNode(v1::RegisterRequest request, Reply<v1::Registe
     for (const auto& step : request.running()) reported.insert(step.job_id());
     for (uint64_t id : std::set<uint64_t>(node->jobs)) {
       JobRecord* job = state_.findJob(id);
-      // Allocations without a script (salloc, srun) have no batch step to lose.
-      if (job == nullptr || job->launchInFlight || job->batchHost() != node->conf.name || !job->isBatch()) continue;
+      // Allocations without a script (salloc, srun) have no batch step to
+      // lose, nor has a gang job allocated suspended and not launched yet.
+      if (job == nullptr || job->launchInFlight || job->launchDeferred || job->batchHost() != node->conf.name ||
+          !job->isBatch())
+        continue;
       if (!isEnded(job->state) && reported.count(id) == 0) {
         (void)applyJob(*job, job_event::NodeLost{node->conf.name, JobReason::BatchStepLost});
       }

@@ -25,6 +25,21 @@ void ControllerCore::reconfigure(config::GantryConf fresh, Reply<Ok> reply) {
     if (fresh.select.crCpu != conf_.select.crCpu) {
       spdlog::warn("reconfigure: a change between CR_CPU and CR_Core takes effect after a restart");
     }
+    // Gang scheduling's own settings are read at start, as Slurm's are; a
+    // partition's OverSubscribe applies now (rebuildGangs below).
+    if (fresh.gangScheduling() != conf_.gangScheduling() || fresh.schedulerType != conf_.schedulerType ||
+        fresh.preemptMode != conf_.preemptMode) {
+      spdlog::warn("reconfigure: SchedulerType/PreemptMode changed; gang scheduling stays {} until the controller "
+                   "restarts (needs restart)",
+                   gangActive() ? "on" : "off");
+    }
+    if (fresh.schedulerTimeSliceSec != conf_.schedulerTimeSliceSec) {
+      spdlog::warn("reconfigure: SchedulerTimeSlice changed from {} to {} s; it needs restart to take effect",
+                   conf_.schedulerTimeSliceSec, fresh.schedulerTimeSliceSec);
+    }
+    if (fresh.selectType != conf_.selectType) {
+      spdlog::warn("reconfigure: SelectType changed; it needs restart to take effect");
+    }
     conf_ = std::move(fresh);
     options_.keepFinishedSeconds = conf_.minJobAgeSeconds;
     for (const auto& nodeConf : conf_.nodes) {
@@ -42,6 +57,7 @@ void ControllerCore::reconfigure(config::GantryConf fresh, Reply<Ok> reply) {
       executor_.refreshNode(*node, true);
     }
     state_.rebuildPartitions();
+    rebuildGangs();
     spdlog::info("reconfigure: {} nodes, {} partitions", conf_.nodes.size(), conf_.partitions.size());
     requestSchedule();
     reply(Ok{});

@@ -64,8 +64,12 @@ enum class JobReason {
   StoreFailed,        // detail: the store's error
   BadConstraints,     // detail: why the stored request no longer passes the submit checks
   InactiveLimit,      // the salloc/srun holding the allocation stopped answering
+  GangTimeslice,      // suspended by gang scheduling until its turn in the timeslice rotation
 };
 std::string reasonText(JobReason reason, const std::string& detail);
+
+// Who suspended a SUSPENDED job. The timeslicer resumes only its own.
+enum class SuspendedBy { None, Admin, Gang };
 
 // A numbered step (srun) of a job.
 struct StepRecord {
@@ -110,6 +114,11 @@ struct JobRecord {
   std::vector<std::string> nodeNames;
   bool holdsResources = false;
   bool launchInFlight = false;  // batch launch sent, answer not yet back
+  SuspendedBy suspendedBy = SuspendedBy::None;
+  // Allocated suspended by gang scheduling and not launched yet: its batch
+  // step (and extern steps) start at its first resume, so its tasks never
+  // run on resources another job of the active set holds.
+  bool launchDeferred = false;
   // spec.client_keepalive allocations: when their salloc/srun last called
   // KeepAllocation (not stored: a restarted controller counts from its
   // start).

@@ -63,7 +63,8 @@ void ControllerCore::schedule() {
     if (outcome.verdict == select::Verdict::Placed) {
       std::vector<std::string> names;
       for (const auto& grant : outcome.allocation.nodes) names.push_back(state_.cluster.node(grant.node).name);
-      (void)applyJob(*job, job_event::Placed{std::move(outcome.allocation), std::move(names)});
+      bool startSuspended = admitToGang(*job, outcome.allocation);
+      (void)applyJob(*job, job_event::Placed{std::move(outcome.allocation), std::move(names), startSuspended});
     } else if (outcome.verdict == select::Verdict::Never) {
       (void)applyJob(*job, job_event::StillPending{JobReason::ReqNodeNotAvail, ""});
     } else {

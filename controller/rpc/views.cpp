@@ -130,6 +130,8 @@ v1::Job jobToWire(const JobRecord& job, const select::Cluster& cluster, const Jo
   wire.set_suspend_time(job.suspendTime);
   wire.set_pre_suspend_seconds(job.runSecondsBefore);
   wire.set_suspended_seconds(job.suspendedSeconds);
+  wire.set_suspended_by(static_cast<int32_t>(job.suspendedBy));
+  wire.set_launch_deferred(job.launchDeferred);
   wire.set_time_limit_seconds(job.timeLimitSeconds);
   wire.set_time_limit_minutes(job.timeLimitSeconds < 0 ? -1 : (job.timeLimitSeconds + 59) / 60);
   if (!job.nodeNames.empty()) {
@@ -153,7 +155,7 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
   job.uid = wire.uid();
   job.gid = wire.gid();
   job.state = fromWire(wire.state());
-  if (wire.reason_code() > 0 && wire.reason_code() <= static_cast<int>(JobReason::InactiveLimit)) {
+  if (wire.reason_code() > 0 && wire.reason_code() <= static_cast<int>(JobReason::GangTimeslice)) {
     job.reason = static_cast<JobReason>(wire.reason_code());
     job.reasonDetail = wire.reason_detail();
   } else if (!wire.reason().empty() && wire.reason() != "None") {
@@ -170,6 +172,12 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
   job.suspendTime = wire.suspend_time();
   job.runSecondsBefore = wire.pre_suspend_seconds();
   job.suspendedSeconds = wire.suspended_seconds();
+  if (job.state == JobState::Suspended) {
+    // Saved before the field existed: an administrator's suspension.
+    job.suspendedBy = wire.suspended_by() == static_cast<int32_t>(core::SuspendedBy::Gang) ? core::SuspendedBy::Gang
+                                                                                           : core::SuspendedBy::Admin;
+  }
+  job.launchDeferred = wire.launch_deferred();
   job.timeLimitSeconds = wire.time_limit_seconds();
   if (job.timeLimitSeconds == 0 && wire.time_limit_minutes() != 0) {
     job.timeLimitSeconds = wire.time_limit_minutes() < 0 ? -1 : wire.time_limit_minutes() * 60;

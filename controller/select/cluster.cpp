@@ -493,6 +493,11 @@ void Cluster::release(const Allocation& allocation) {
 
 const NodeInfo& Cluster::node(int index) const { return impl_->nodes.at(index)->info; }
 int Cluster::nodeCount() const { return static_cast<int>(impl_->nodes.size()); }
+int Cluster::heldCpus(int index) const {
+  const NodeState& node = *impl_->nodes.at(index);
+  return node.usage.freeCpus.size() - node.usage.freeCpus.count();
+}
+
 gres::DeviceMask Cluster::usedDevices(int index) const { return impl_->nodes.at(index)->usage.usedDevices; }
 gres::DeviceMask Cluster::drainedDevices(int index) const { return impl_->nodes.at(index)->drained; }
 

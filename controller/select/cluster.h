@@ -175,6 +175,9 @@ class Cluster {
 
   const NodeInfo& node(int index) const;
   int nodeCount() const;
+  // CPUs of the node at least one allocation holds (each counted once, also
+  // where a partition over-subscribes them), for CPUAlloc.
+  int heldCpus(int node) const;
   // Devices currently allocated on a node, for GresUsed.
   gres::DeviceMask usedDevices(int node) const;
   gres::DeviceMask drainedDevices(int node) const;

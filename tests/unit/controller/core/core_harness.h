@@ -52,15 +52,35 @@ class RecordingGateway final : public core::AgentGateway {
   void signalJob(const core::AgentAddress&, uint64_t, int, core::SignalScope, Callback done) override {
     if (done) done(okStatus());
   }
-  void suspendJob(const core::AgentAddress&, uint64_t jobId, Callback done) override {
+  void suspendJob(const core::AgentAddress& to, uint64_t jobId, Callback done) override {
     {
       std::lock_guard lock(mutex);
       suspended.push_back(jobId);
+      suspendedOn.push_back({to.node, jobId});
+      if (holdSuspendAnswers) {
+        heldSuspendAnswers.push_back(std::move(done));
+        return;
+      }
     }
     if (done) done(okStatus());
   }
-  void resumeJob(const core::AgentAddress&, uint64_t, Callback done) override {
+  void resumeJob(const core::AgentAddress& to, uint64_t jobId, Callback done) override {
+    {
+      std::lock_guard lock(mutex);
+      resumed.push_back(jobId);
+      resumedOn.push_back({to.node, jobId});
+    }
     if (done) done(okStatus());
+  }
+  // Acknowledges every suspend held back by holdSuspendAnswers.
+  void answerHeldSuspends() {
+    std::vector<Callback> answers;
+    {
+      std::lock_guard lock(mutex);
+      answers.swap(heldSuspendAnswers);
+    }
+    for (auto& answer : answers)
+      if (answer) answer(okStatus());
   }
   // Answers with the node's entry of reconfigureFailures, when it has one;
   // a node in silentOnReconfigure never answers.
@@ -90,6 +110,11 @@ class RecordingGateway final : public core::AgentGateway {
   std::vector<std::pair<std::string, v1::LaunchStepRequest>> launches;
   std::vector<std::pair<std::string, uint64_t>> terminated;
   std::vector<uint64_t> suspended;
+  std::vector<std::pair<std::string, uint64_t>> suspendedOn;
+  std::vector<uint64_t> resumed;
+  std::vector<std::pair<std::string, uint64_t>> resumedOn;
+  bool holdSuspendAnswers = false;  // suspends wait for answerHeldSuspends()
+  std::vector<Callback> heldSuspendAnswers;
   std::vector<std::string> reconfigured;                    // nodes asked to re-read
   std::map<std::string, std::string> reconfigureFailures;  // node -> its agent's answer
   std::set<std::string> silentOnReconfigure;

@@ -178,6 +178,54 @@ const std::vector<JobRow>& jobRows() {
          CHECK(j.suspendedSeconds == kNow - 4'000);
          CHECK(j.runSeconds(kNow + 10) == 310);
        }},
+      {"gang: a job overlapping the active set is allocated suspended and not launched", JobState::Pending,
+       job_event::Placed{placedOnN3().allocation, {"n3"}, true}, JobState::Suspended, JobReason::GangTimeslice,
+       {"hold", "persist"}, nullptr,
+       [](const JobRecord& j) {
+         CHECK(j.holdsResources);
+         CHECK(j.launchDeferred);
+         CHECK_FALSE(j.launchInFlight);
+         CHECK(j.suspendedBy == SuspendedBy::Gang);
+         CHECK(j.runSeconds(kNow + 50) == 0);
+       }},
+      {"gang: the timeslicer's suspend stops the clock and says why", JobState::Running, job_event::GangSuspend{},
+       JobState::Suspended, JobReason::GangTimeslice, {"suspend:2", "persist"}, nullptr,
+       [](const JobRecord& j) {
+         CHECK(j.suspendedBy == SuspendedBy::Gang);
+         CHECK(j.runSecondsBefore == kNow - 2'000);
+       }},
+      {"gang: the timeslicer's resume thaws a job that ran before", JobState::Suspended, job_event::GangResume{},
+       JobState::Running, JobReason::None, {"resume:2", "persist"},
+       [](JobRecord& j) { j.suspendedBy = SuspendedBy::Gang; },
+       [](const JobRecord& j) { CHECK(j.suspendedSeconds == kNow - 4'000); }},
+      {"gang: the first resume of a job allocated suspended launches it", JobState::Suspended,
+       job_event::GangResume{}, JobState::Running, JobReason::None, {"persist", "launch"},
+       [](JobRecord& j) {
+         j.suspendedBy = SuspendedBy::Gang;
+         j.launchDeferred = true;
+       },
+       [](const JobRecord& j) {
+         CHECK_FALSE(j.launchDeferred);
+         CHECK(j.launchInFlight);
+       }},
+      {"gang: an administrator's suspend of a gang-suspended job keeps it suspended for good", JobState::Suspended,
+       job_event::Suspend{}, JobState::Suspended, JobReason::None, {"persist"},
+       [](JobRecord& j) { j.suspendedBy = SuspendedBy::Gang; },
+       [](const JobRecord& j) { CHECK(j.suspendedBy == SuspendedBy::Admin); }},
+      {"gang: an administrator's resume that does not fit hands the job to the timeslicer", JobState::Suspended,
+       job_event::Resume{.waitForTurn = true}, JobState::Suspended, JobReason::GangTimeslice, {"persist"},
+       [](JobRecord& j) { j.suspendedBy = SuspendedBy::Admin; },
+       [](const JobRecord& j) { CHECK(j.suspendedBy == SuspendedBy::Gang); }},
+      {"gang: a job allocated suspended and cancelled ends without a launch", JobState::Suspended,
+       job_event::Cancelled{}, JobState::Cancelled, JobReason::None, {"terminate:2", "release", "schedule", "persist"},
+       [](JobRecord& j) {
+         j.suspendedBy = SuspendedBy::Gang;
+         j.launchDeferred = true;
+       },
+       [](const JobRecord& j) {
+         CHECK_FALSE(j.launchDeferred);
+         CHECK(j.suspendedBy == SuspendedBy::None);
+       }},
       {"a user hold marks the job JobHeldUser", JobState::Pending, job_event::Hold{false}, JobState::Pending,
        JobReason::JobHeldUser, {"persist"}, nullptr, [](const JobRecord& j) { CHECK(j.held()); }},
       {"an administrator's hold of another's job is JobHeldAdmin", JobState::Pending, job_event::Hold{true},
@@ -238,6 +286,8 @@ const std::vector<RefusedRow>& refusedRows() {
       {"only a running job times out", JobState::Suspended, job_event::TimeLimitReached{}},
       {"only a running job is suspended", JobState::Pending, job_event::Suspend{}},
       {"only a suspended job is resumed", JobState::Running, job_event::Resume{}},
+      {"gang: the timeslicer never resumes an administrator's suspension", JobState::Suspended, job_event::GangResume{}},
+      {"gang: the timeslicer suspends only running jobs", JobState::Pending, job_event::GangSuspend{}},
       {"a running job cannot be held", JobState::Running, job_event::Hold{false}},
       {"a running job cannot be released", JobState::Running, job_event::Release{}},
       {"a pending job has no batch step to end", JobState::Pending, job_event::BatchEnded{.exitCode = 0, .signal = 0, .message = "", .endTime = 0}},
@@ -385,4 +435,5 @@ TEST_CASE("reason texts are what squeue and scontrol show") {
   CHECK(reasonText(JobReason::BatchStepLost, "gpu7") == "batch step lost when node gpu7 restarted");
   CHECK(reasonText(JobReason::NodeSetDown, "gpu7") == "Node gpu7 set DOWN");
   CHECK(reasonText(JobReason::StoreFailed, "disk full") == "cannot store the job start: disk full");
+  CHECK(reasonText(JobReason::GangTimeslice, "") == "GangTimeslice");
 }
