@@ -145,6 +145,7 @@ void ControllerCore::recover(const store::Snapshot& snapshot) {
     uint64_t id = job.id;
     auto [it, inserted] = state_.jobs.emplace(id, std::move(job));
     JobRecord& record = it->second;
+    record.allocation.owner.shareGroup = state_.shareGroupOf(record.spec.partition());
     if (!isEnded(record.state) && record.state != JobState::Pending) {
       // Re-attach: the job keeps running on its agents; hold its resources
       // again so nothing else is placed on them.

@@ -20,6 +20,7 @@ void CoreState::rebuildPartitions() {
     // FORCE:N shares CPUs between up to N jobs of the partition, with or
     // without gang scheduling (which then timeslices them), as Slurm does.
     view.overSubscribe = view.forcesSharing ? partition.overSubscribeCount : 1;
+    view.shareGroup = shareGroupOf(partition.name);
     partitionViews[partition.name] = std::move(view);
   }
 }

@@ -48,6 +48,14 @@ struct CoreState {
   // on their nodes are acknowledged, in the order they were let in.
   std::vector<uint64_t> gangResumesWaiting;
 
+  // A stable id per partition name for selection's share groups (CPUs are
+  // over-subscribed only between jobs of one partition); never reused.
+  std::map<std::string, int> shareGroups;
+  int shareGroupOf(const std::string& partition) {
+    auto [entry, added] = shareGroups.try_emplace(partition, static_cast<int>(shareGroups.size()));
+    return entry->second;
+  }
+
   void rebuildPartitions();
   const select::PartitionView* partitionView(const std::string& name) const {
     auto found = partitionViews.find(name);

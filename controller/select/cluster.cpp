@@ -121,9 +121,17 @@ void carryCountsAndShares(const NodeState& old, const NodeUsage& from, const Nod
   fresh.refreshSharedDevices(to);
 }
 
-// One more (or one fewer) allocation holds the cpu; it is free while none do.
-void holdCpu(NodeUsage& usage, int cpu) {
+// Marks a cpu whose holders come from several share groups (only a
+// damaged record brings that about): it is shared with nobody more.
+constexpr int kMixedGroups = INT_MIN;
+
+// One more (or one fewer) allocation holds the cpu; it is free while none
+// do. Holders of one cpu all come from one share group: sharing never
+// crosses groups.
+void holdCpu(NodeUsage& usage, int cpu, int group) {
   uint16_t& holders = usage.cpuHolders[cpu];
+  int& held = usage.cpuGroup[cpu];
+  held = holders == 0 ? group : (held == group ? held : kMixedGroups);
   if (holders < UINT16_MAX) ++holders;
   usage.freeCpus.reset(cpu);
 }
@@ -134,21 +142,29 @@ void unholdCpu(NodeUsage& usage, int cpu) {
   if (holders == 0) usage.freeCpus.set(cpu);
 }
 
-// How many cpus of the node fewer than `level` allocations hold: a tight
-// count, so a scan passes over saturated nodes without building a set.
-int countHeldBelow(const NodeUsage& usage, int level) {
+// Whether a job of share group `group` may take the cpu at over-subscription
+// `level`: free, or held by fewer than `level` allocations of its own group.
+bool sharableAt(const NodeUsage& usage, int cpu, int level, int group) {
+  uint16_t holders = usage.cpuHolders[cpu];
+  return holders == 0 || (holders < level && usage.cpuGroup[cpu] == group);
+}
+
+// How many cpus of the node the job may take at `level`: a tight count, so
+// a scan passes over saturated nodes without building a set.
+int countSharable(const NodeUsage& usage, int level, int group) {
   int count = 0;
-  for (uint16_t holders : usage.cpuHolders) count += holders < level ? 1 : 0;
+  int size = static_cast<int>(usage.cpuHolders.size());
+  for (int c = 0; c < size; ++c) count += sharableAt(usage, c, level, group) ? 1 : 0;
   return count;
 }
 
-// The cpus a job may take at over-subscription `level`: those held by fewer
-// than `level` allocations. Written into `out` so a scan reuses one set.
-void cpusHeldBelow(const NodeUsage& usage, int level, CpuSet& out) {
+// The cpus a job may take at `level`, written into `out` so a scan reuses
+// one set.
+void sharableCpus(const NodeUsage& usage, int level, int group, CpuSet& out) {
   int size = static_cast<int>(usage.cpuHolders.size());
   out.resize(size, false);
   for (int c = 0; c < size; ++c)
-    if (usage.cpuHolders[c] < level) out.set(c);
+    if (sharableAt(usage, c, level, group)) out.set(c);
     else out.reset(c);
 }
 
@@ -266,8 +282,8 @@ struct Cluster::Impl {
           const NodeState& node = *nodes[n];
           const CpuSet* cpus = nullptr;
           if (level > 1) {
-            if (leastHolders[n] >= level || countHeldBelow(node.usage, level) < minCpus) continue;
-            cpusHeldBelow(node.usage, level, levelCpus);
+            if (leastHolders[n] >= level || countSharable(node.usage, level, partition.shareGroup) < minCpus) continue;
+            sharableCpus(node.usage, level, partition.shareGroup, levelCpus);
             cpus = &levelCpus;
           } else if (freeCpus[n] < minCpus) {
             continue;
@@ -391,6 +407,7 @@ void Cluster::replaceNode(int index, NodeInfo info) {
   usage.usedDevices &= fresh->allDevices;
   usage.freeCpus.resize(fresh->cpuCount, true);
   usage.cpuHolders.resize(fresh->cpuCount, 0);
+  usage.cpuGroup.resize(fresh->cpuCount, -1);
   carryCountsAndShares(old, old.usage, *fresh, usage);
   fresh->usage = std::move(usage);
   impl_->nodes[index] = std::move(fresh);
@@ -414,7 +431,8 @@ void Cluster::setDeviceDrained(int index, int device, bool drained) {
 
 Outcome Cluster::select(const Request& request, const PartitionView& partition, SelectTrace* trace) const {
   Outcome outcome = impl_->selectNow(request, partition, trace);
-  outcome.allocation.owner = AllocationOwner{.uid = request.uid, .userExclusive = request.exclusiveUser};
+  outcome.allocation.owner = AllocationOwner{
+      .uid = request.uid, .userExclusive = request.exclusiveUser, .shareGroup = partition.shareGroup};
   return outcome;
 }
 
@@ -434,7 +452,7 @@ void Cluster::commit(const Allocation& allocation) {
     NodeState& node = *impl_->nodes[grant.node];
     NodeUsage& usage = node.usage;
     for (int cpu : cpusHeld(grant, node.info))
-      if (cpu >= 0 && cpu < usage.freeCpus.size()) holdCpu(usage, cpu);
+      if (cpu >= 0 && cpu < usage.freeCpus.size()) holdCpu(usage, cpu, allocation.owner.shareGroup);
     usage.usedDevices |= gres::indexesToMask(grant.devices) & node.allDevices;
     usage.usedMemoryMb += grant.memoryMb;
     accountShares(node, usage, grant, +1);

@@ -49,6 +49,7 @@ struct PartitionView {
   bool exclusive = false;
   bool forcesSharing = false;
   int overSubscribe = 1;
+  int shareGroup = -1;  // a stable id of the partition; see AllocationOwner
 };
 
 // Shares of one GPU held by a grant (--gres=shard:N / --gres=mps:N). The
@@ -74,9 +75,14 @@ struct NodeGrant {
 
 // Whose allocation it is. A node holding a userExclusive allocation takes
 // no job of another user, and a userExclusive job no node running one.
+// shareGroup: the partition that placed it (PartitionView::shareGroup).
+// Over-subscribed cpus are shared only between allocations of one group,
+// so a timesliced partition never shares a cpu with a job it does not
+// rotate.
 struct AllocationOwner {
   uint32_t uid = 0;
   bool userExclusive = false;  // --exclusive=user
+  int shareGroup = -1;
 };
 
 struct Allocation {

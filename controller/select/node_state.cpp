@@ -37,6 +37,7 @@ NodeState::NodeState(NodeInfo nodeInfo) : info(std::move(nodeInfo)) {
   }
   idle.freeCpus = CpuSet(cpuCount, true);
   idle.cpuHolders.assign(cpuCount, 0);
+  idle.cpuGroup.assign(cpuCount, -1);
   idle.usedCounts.assign(counted.size(), 0);
   idle.sharesUsed.assign(pools.size(), std::vector<uint64_t>(deviceCount, 0));
   usage = idle;

@@ -23,6 +23,8 @@ struct NodeUsage {
   // Per cpu: how many committed allocations hold it (above 1 only where a
   // partition over-subscribes cpus).
   std::vector<uint16_t> cpuHolders;
+  // Per cpu: the share group of its holders (meaningless while free).
+  std::vector<int> cpuGroup;
   gres::DeviceMask usedDevices = 0;
   uint64_t usedMemoryMb = 0;
   std::vector<uint64_t> usedCounts;  // parallel to NodeState::counted

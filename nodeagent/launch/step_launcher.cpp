@@ -13,6 +13,7 @@
 #include <future>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 #include <spdlog/spdlog.h>
 
 #include "common/util/process.h"
@@ -339,7 +340,47 @@ Status StepLauncher::signalJob(uint64_t jobId, int signal, v1::SignalScope scope
   return okStatus();
 }
 
-Status StepLauncher::suspendJob(uint64_t jobId) { return controlSteps(jobId, SIGUSR1); }
+namespace {
+
+// How long a suspend waits for every step of the job to say it stopped.
+constexpr auto kSuspendConfirmation = std::chrono::seconds(2);
+
+std::string stepState(const fs::path& dir) {
+  std::ifstream in(dir / "state");
+  std::string state;
+  std::getline(in, state);
+  return state;
+}
+
+}  // namespace
+
+// The answer is sent once each step launcher has frozen its tasks (its
+// state file says so), or has ended: gang scheduling resumes the next job
+// on these CPUs only after this answer, so the two never run at once.
+Status StepLauncher::suspendJob(uint64_t jobId) {
+  if (auto signalled = controlSteps(jobId, SIGUSR1); !signalled) return signalled;
+  auto deadline = std::chrono::steady_clock::now() + kSuspendConfirmation;
+  for (;;) {
+    std::string waitingFor;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(stepsDir(), ec)) {
+      StepKey key;
+      if (!parseDirName(entry.path().filename().string(), &key) || key.jobId != jobId) continue;
+      if (fs::exists(entry.path() / "result.json")) continue;
+      std::string state = stepState(entry.path());
+      if (state == "suspended" || state == "done" || state == "terminating") continue;
+      if (!alive(launcherPid(entry.path(), readPid(entry.path())))) continue;
+      waitingFor = entry.path().filename().string();
+      break;
+    }
+    if (waitingFor.empty()) return okStatus();
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Error{ErrorCode::NotNow, "step " + waitingFor + " of job " + std::to_string(jobId) +
+                                          " has not confirmed its suspension yet"};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
 Status StepLauncher::resumeJob(uint64_t jobId) { return controlSteps(jobId, SIGUSR2); }
 Status StepLauncher::terminateSteps(uint64_t jobId) { return controlSteps(jobId, SIGTERM); }
 

@@ -393,3 +393,21 @@ TEST_CASE("gang: without gang scheduling a FORCE partition shares CPUs but never
   h.slice();
   CHECK(h.states({a, b, c}) == "RRP");
 }
+
+TEST_CASE("gang: two timesliced partitions on the same nodes never share a CPU", "[gang][core]") {
+  GangHarness h(testing::parseConf(
+      "ClusterName=unit\nSlurmdTimeout=3600\nSchedulerType=sched/gang\nSchedulerTimeSlice=20\n"
+      "NodeName=s1 CPUs=4 CoresPerSocket=4 RealMemory=4000\n"
+      "PartitionName=red Nodes=s1 Default=YES MaxTime=600 OverSubscribe=FORCE:2\n"
+      "PartitionName=blue Nodes=s1 MaxTime=600 OverSubscribe=FORCE:2\n"));
+  h.registerNodes({"s1"});
+  uint64_t red = h.submitted(job(1, 4));
+  v1::JobSpec blueSpec = job(1, 4);
+  blueSpec.set_partition("blue");
+  uint64_t blue = h.submitted(blueSpec);
+  // The blue job could share only red's CPUs, which red's timeslicer
+  // alone rotates: it waits instead of running beside the red job.
+  CHECK(h.states({red, blue}) == "RP");
+  uint64_t redToo = h.submitted(job(1, 4));
+  CHECK(h.state(redToo) == 'S');
+}

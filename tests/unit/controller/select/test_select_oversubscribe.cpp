@@ -359,6 +359,25 @@ TEST_CASE("OverSubscribe=FORCE:N over-subscribes cpus, nothing else", "[select][
          REQUIRE(step.verdict == Verdict::Placed);
          CHECK(cpusOf(step.allocation).size() == 4);
        }},
+      {"cpus are shared only between jobs of one partition (share group)",
+       [] {
+         Cluster cluster;
+         cluster.addNode(cpuNode("c0", kSixCores));
+         PartitionView red = forced(cluster, 2);
+         red.shareGroup = 7;
+         PartitionView blue = forced(cluster, 2);
+         blue.shareGroup = 8;
+         Allocation first = start(cluster, tasks(4), red);
+         CHECK(first.owner.shareGroup == 7);
+         // Two cpus are idle; the other four are red's to share.
+         CHECK(verdictOf(cluster, tasks(3), blue) == Verdict::NotNow);
+         Allocation blueJob = start(cluster, tasks(2), blue);
+         CHECK_FALSE(overlap(cpusOf(blueJob), cpusOf(first)));
+         CHECK(overlap(cpusOf(start(cluster, tasks(4), red)), cpusOf(first)));
+         // Blue's two cpus are blue's: red cannot take them as a third sharer of its own.
+         CHECK(verdictOf(cluster, tasks(1), red) == Verdict::NotNow);
+         CHECK(cpusOf(start(cluster, tasks(2), blue)) == cpusOf(blueJob));
+       }},
   });
 }
 
