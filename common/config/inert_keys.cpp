@@ -60,9 +60,21 @@ std::string privateDataPart(std::string_view value, int) {
   return pickItems(value, [](const std::string& item) { return item != "jobs" && item != "nodes"; });
 }
 
+// FORCE is acted on (over-subscription, timesliced with gang scheduling).
 std::string overSubscribePart(std::string_view value, int) {
   std::string mode = toLower(value.substr(0, value.find(':')));
-  return mode == "yes" || mode == "force" ? std::string(value) : "";
+  return mode == "yes" ? std::string(value) : "";
+}
+
+// sched/gang is acted on (controller/gang); the others choose a loop that
+// is not built yet.
+std::string schedulerTypePart(std::string_view value, int) {
+  return iequals(value, "sched/gang") ? "" : std::string(value);
+}
+
+// GANG is acted on; the preemption modes are not yet.
+std::string preemptModePart(std::string_view value, int) {
+  return pickItems(value, [](const std::string& mode) { return mode != "gang" && mode != "off"; });
 }
 
 std::string cgroupPluginPart(std::string_view value, int) {
@@ -114,11 +126,9 @@ std::vector<InertKey> makeTable() {
        "controller/select", "CR_Pack_Nodes", selectTypeParametersPart},
       {P::Global, "SchedulerType", "", "scheduler choice",
        "sched/backfill reserves resources for the head job and backfills around it, sched/builtin starts jobs "
-       "strictly in order, sched/gang timeslices; today one loop starts every pending job that fits, in "
-       "priority order",
-       "controller/sched, controller/gang", "sched/gang"},
-      {P::Global, "SchedulerTimeSlice", "", "gang scheduling", "the length of a gang timeslice", "controller/gang",
-       "30"},
+       "strictly in order; today one loop starts every pending job that fits, in priority order (sched/gang, "
+       "timeslicing, is acted on)",
+       "controller/sched", "sched/backfill", schedulerTypePart},
       {P::Global, "SchedulerParameters", "", "scheduler parameters",
        "disable_job_shrink refuses to shrink running jobs; bf_* and the other items tune the scheduling loop; "
        "max_script_size is acted on",
@@ -127,8 +137,8 @@ std::vector<InertKey> makeTable() {
        "usage and users hide accounting records from other users; jobs and nodes are acted on",
        "controller/accounting", "usage", privateDataPart},
       {P::Global, "PreemptMode", "", "preemption and gang scheduling",
-       "GANG turns on timeslicing; SUSPEND, REQUEUE and CANCEL say how a job is preempted", "controller/gang",
-       "GANG"},
+       "SUSPEND, REQUEUE and CANCEL say how a job is preempted; GANG (timeslicing) is acted on", "controller/sched",
+       "SUSPEND", preemptModePart},
       {P::Global, "PreemptType", "", "preemption", "which jobs may preempt which (partition priority or QOS)",
        "controller/gang", "preempt/partition_prio"},
       {P::Global, "SlurmctldParameters", "", "switch/lua lifecycle and per-device drain",
@@ -194,9 +204,8 @@ std::vector<InertKey> makeTable() {
 
       // ---- gantry.conf: PartitionName lines
       {P::PartitionLine, "OverSubscribe", "Shared", "sharing resources between jobs",
-       "YES and FORCE let up to N jobs share each resource (FORCE rotates them with gang timeslicing); NO and "
-       "EXCLUSIVE are acted on",
-       "controller/select, controller/gang", "FORCE:4", overSubscribePart},
+       "YES lets up to N jobs that ask --oversubscribe share each CPU; NO, EXCLUSIVE and FORCE are acted on",
+       "controller/select", "YES:4", overSubscribePart},
       {P::PartitionLine, "PreemptMode", "", "preemption", "how jobs of this partition are preempted",
        "controller/gang", "SUSPEND"},
       {P::PartitionLine, "PriorityTier", "", "partition priority tiers",

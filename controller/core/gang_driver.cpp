@@ -192,7 +192,13 @@ void ControllerCore::sliceEnded() {
   for (const auto& [name, gang] : state_.gangs) names.push_back(name);
   for (const auto& name : names) {
     auto found = state_.gangs.find(name);
-    if (found != state_.gangs.end()) applyGangChanges(found->second.policy.rotate());
+    if (found == state_.gangs.end()) continue;
+    gang::GangChanges changes = found->second.policy.rotate();
+    if (!changes.empty()) {
+      spdlog::info("gang: slice ended in partition {}: suspending {} job(s), resuming {}", name,
+                   changes.suspend.size(), changes.resume.size());
+    }
+    applyGangChanges(changes);
   }
   armSlice();
 }

@@ -378,7 +378,7 @@ Status StepLauncher::suspendJob(uint64_t jobId) {
       return Error{ErrorCode::NotNow, "step " + waitingFor + " of job " + std::to_string(jobId) +
                                           " has not confirmed its suspension yet"};
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
 }
 Status StepLauncher::resumeJob(uint64_t jobId) { return controlSteps(jobId, SIGUSR2); }

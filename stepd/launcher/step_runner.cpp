@@ -15,8 +15,10 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <sstream>
+#include <thread>
 #include <optional>
 #include <vector>
 
@@ -313,17 +315,45 @@ class StepRunner {
 
   void suspend() {
     if (suspended_ || terminating_) return;
+    bool frozen = false;
     if (cgroup_) {
       if (auto s = cgroup_->setFrozen(true); !s) {
         log_.info(s.error() + "; falling back to SIGSTOP");
-        signalTasks(SIGSTOP);
+      } else {
+        frozen = true;
       }
-    } else {
-      signalTasks(SIGSTOP);
     }
+    if (!frozen) signalTasks(SIGSTOP);
+    // The state file says "suspended" only once the tasks have really
+    // stopped: the agent answers the controller on it, and gang scheduling
+    // then lets another job run on these CPUs.
+    waitUntilStopped(frozen);
     suspended_ = true;
     (void)writeStateFile(dir_, "suspended");
     log_.info("step suspended");
+  }
+
+  // Freezing and stopping complete asynchronously; waits (at most a
+  // second) until cgroup.events says frozen, or every task leader shows
+  // the stopped state in /proc.
+  void waitUntilStopped(bool frozen) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    auto stopped = [&] {
+      if (frozen) return cgroup_->isFrozen();
+      for (const auto& task : tasks_) {
+        if (!task.running) continue;
+        std::ifstream stat("/proc/" + std::to_string(task.pid) + "/stat");
+        std::string line;
+        std::getline(stat, line);
+        auto close = line.rfind(')');
+        if (close == std::string::npos || close + 2 >= line.size()) continue;  // gone
+        char state = line[close + 2];
+        if (state != 'T' && state != 't' && state != 'Z') return false;
+      }
+      return true;
+    };
+    while (!stopped() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
 
   void resume() {

@@ -49,7 +49,7 @@ TEST_CASE("inert keys: a configuration with several gives exactly their notes, w
           "[config][inert]") {
   auto loaded = parseGantryConf(
       "SlurmctldHost=ctl\n"
-      "SchedulerTimeSlice=30\n"
+      "SchedulerType=sched/backfill\n"
       "SlurmctldParameters=switch_timeout=60,drain_absent_gres\n"
       "DebugFlags=SelectType,Gres\n"
       "AccountingStorageType=accounting_storage/slurmdbd\n"
@@ -62,7 +62,7 @@ TEST_CASE("inert keys: a configuration with several gives exactly their notes, w
   CHECK(loaded->warnings.empty());
   CHECK(texts(loaded->notes) ==
         std::vector<std::string>{
-            "gantry.conf:2: SchedulerTimeSlice=30 is accepted but not yet acted on (gang scheduling)",
+            "gantry.conf:2: SchedulerType=sched/backfill is accepted but not yet acted on (scheduler choice)",
             "gantry.conf:3: SlurmctldParameters=switch_timeout=60,drain_absent_gres is accepted but not yet acted "
             "on (switch/lua lifecycle and per-device drain)",
             "gantry.conf:4: DebugFlags=SelectType,Gres: Gres is accepted but not yet acted on (debug flags other "
@@ -73,7 +73,7 @@ TEST_CASE("inert keys: a configuration with several gives exactly their notes, w
             "gantry.conf:8: PriorityTier=2 is accepted but not yet acted on (partition priority tiers)",
         });
   // The values are still parsed as before.
-  CHECK(loaded->conf.schedulerTimeSliceSec == 30);
+  CHECK(loaded->conf.schedulerType == "sched/backfill");
   CHECK(loaded->conf.drainAbsentGres);
 }
 
@@ -104,7 +104,8 @@ TEST_CASE("inert keys: keys and values that code reads get no note", "[config][i
                           "AuthInfo", "StateSaveLocation", "SlurmdSpoolDir", "SlurmctldLogFile", "SlurmdLogFile",
                           "SlurmctldDebug", "SlurmdDebug", "SlurmdTimeout", "JobRequeue", "MaxJobCount",
                           "MinJobAge", "SlurmdParameters", "GresTypes", "DefMemPerCPU", "DefMemPerNode", "Prolog",
-                          "Epilog", "PrologEpilogTimeout", "AllowSpecResourcesUsage", "SelectType"}) {
+                          "Epilog", "PrologEpilogTimeout", "AllowSpecResourcesUsage", "SelectType",
+                          "SchedulerTimeSlice"}) {
     INFO(key);
     CHECK(findInertKey(KeyPlace::Global, key) == nullptr);
   }
@@ -137,6 +138,10 @@ TEST_CASE("inert keys: keys and values that code reads get no note", "[config][i
   CHECK_FALSE(noteFor(KeyPlace::Global, "PrologFlags", "Contain"));
   CHECK_FALSE(noteFor(KeyPlace::Global, "SlurmctldHost", "ctl1", 0));
   CHECK_FALSE(noteFor(KeyPlace::PartitionLine, "OverSubscribe", "EXCLUSIVE"));
+  CHECK_FALSE(noteFor(KeyPlace::PartitionLine, "OverSubscribe", "FORCE:3"));
+  CHECK_FALSE(noteFor(KeyPlace::PartitionLine, "Shared", "FORCE"));
+  CHECK_FALSE(noteFor(KeyPlace::Global, "SchedulerType", "sched/gang"));
+  CHECK_FALSE(noteFor(KeyPlace::Global, "PreemptMode", "GANG"));
   CHECK_FALSE(noteFor(KeyPlace::PartitionLine, "Shared", "NO"));
   CHECK_FALSE(noteFor(KeyPlace::CgroupConf, "CgroupPlugin", "cgroup/v2"));
   CHECK_FALSE(noteFor(KeyPlace::CgroupConf, "IgnoreSystemd", "yes"));
