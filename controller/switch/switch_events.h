@@ -41,7 +41,8 @@ struct TeardownAnswer {
     NotANumber,     // a non-number: logged, taken as success (`detail` shows it)
     OtherPositive,  // a positive number other than EAGAIN: logged as an error, not enforced
     Again,          // slurm.EAGAIN
-    Failed,         // a negative number, a Lua error, no result or a signal: `detail` says which
+    Failed,         // a negative number, a Lua error or no result: `detail` says which
+    Signalled,      // the process died on a signal (`detail` names it): treated as timed out
   };
   Kind kind = Kind::Failed;
   int rc = 0;          // OtherPositive
@@ -52,6 +53,7 @@ struct TeardownAnswer {
   static TeardownAnswer otherPositive(int rc) { return {Kind::OtherPositive, rc, ""}; }
   static TeardownAnswer again() { return {Kind::Again, 0, ""}; }
   static TeardownAnswer failed(std::string why) { return {Kind::Failed, 0, std::move(why)}; }
+  static TeardownAnswer signalled(std::string signal) { return {Kind::Signalled, 0, std::move(signal)}; }
 };
 
 namespace switch_event {

@@ -92,6 +92,8 @@ Result<SwitchEffects> apply(Transition& t, const SwitchEvent& event) {
 
 }  // namespace detail
 
+int64_t periodicCheckIntervalMs(const SwitchSettings& settings) { return settings.timeoutMs; }
+
 Result<SwitchEffects> onSwitchEvent(SwitchRecord& record, const SwitchEvent& event, int64_t nowMs,
                                     const SwitchSettings& settings) {
   // Work on a copy so that a refused event leaves the record as it was.

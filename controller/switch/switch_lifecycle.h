@@ -31,6 +31,14 @@ inline constexpr const char* kSetupFailedReason = "switch setup failed";
 inline constexpr const char* kSetupTimedOutReason = "switch setup timed out";
 inline constexpr const char* kTeardownDrainReason = "Switch job complete failed";
 
+// How often the core sends PeriodicCheck to each record with outstanding
+// calls: once every switch_timeout. A teardown that answered EAGAIN is run
+// again at the next check, so its retries are spread over about
+// switch_retries timeouts rather than spent at once.
+int64_t periodicCheckIntervalMs(const SwitchSettings& settings);
+
+// Applies the event to the job's record. On an Error the record is
+// unchanged and no effect follows.
 Result<SwitchEffects> onSwitchEvent(SwitchRecord& record, const SwitchEvent& event, int64_t nowMs,
                                     const SwitchSettings& settings);
 

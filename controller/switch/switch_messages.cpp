@@ -76,6 +76,9 @@ std::string teardownAgainUnheld(uint64_t job) {
 std::string teardownTimedOut(uint64_t job, int64_t timeoutMs) {
   return prefix() + "switch completion did not report within " + duration(timeoutMs) + " for " + jobId(job);
 }
+std::string teardownSignalled(uint64_t job, int64_t timeoutMs, const std::string& signal) {
+  return teardownTimedOut(job, timeoutMs) + " (it died on " + signal + ")";
+}
 std::string teardownExhausted(uint64_t job, int retries) {
   return prefix() + "switch teardown still not done after " + std::to_string(retries) +
          (retries == 1 ? " retry for " : " retries for ") + jobId(job);

@@ -36,6 +36,7 @@ std::string teardownWillRetry(uint64_t job, int retry, int retries);
 std::string teardownFailed(uint64_t job, const std::string& detail);
 std::string teardownAgainUnheld(uint64_t job);
 std::string teardownTimedOut(uint64_t job, int64_t timeoutMs);
+std::string teardownSignalled(uint64_t job, int64_t timeoutMs, const std::string& signal);
 std::string teardownExhausted(uint64_t job, int retries);
 std::string unresolvedCleanup(uint64_t job, const std::vector<std::string>& nodes);
 std::string drained(uint64_t job, const std::vector<std::string>& nodes);

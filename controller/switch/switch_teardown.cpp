@@ -47,6 +47,8 @@ void settle(Transition& t, SwitchCall& call, const TeardownAnswer& answer) {
       return onAgain(t, call);
     case Kind::Failed:
       return failTeardown(t, call.id, messages::teardownFailed(job, answer.detail));
+    case Kind::Signalled:
+      return failTeardown(t, call.id, messages::teardownSignalled(job, t.settings.timeoutMs, answer.detail));
   }
 }
 
@@ -57,6 +59,7 @@ std::string lateResult(const TeardownAnswer& answer) {
     case Kind::OtherPositive: return "returned " + std::to_string(answer.rc);
     case Kind::Again: return "returned EAGAIN, which is not retried for a late setup";
     case Kind::Failed: return "failed: " + answer.detail;
+    case Kind::Signalled: return "died on " + answer.detail;
   }
   return "reported";
 }

@@ -364,6 +364,22 @@ TEST_CASE("switch teardown: one rule per row", "[switch]") {
          CHECK(h.logged("switch teardown failed for JobId=523") == 1);
          CHECK(h.logged("after a failed switch teardown") == 0);
        }},
+      {"a teardown that dies on a signal is treated as timed out",
+       [](Harness& h) {
+         configuredAndEnded(h);
+         h.teardownAnswers(TeardownAnswer::signalled("SIGBUS"));
+         CHECK(h.logged("switch completion did not report within 45s for JobId=523 (it died on SIGBUS)",
+                        LogLevel::Error) == 1);
+         CHECK(h.drained.size() == kNodes.size());
+         CHECK(h.noneHeld());
+         CHECK(h.countAll<KillCall>() == 0);
+       }},
+      {"the periodic check comes once every switch_timeout",
+       [](Harness& h) {
+         CHECK(periodicCheckIntervalMs(h.settings) == 45'000);
+         h.settings.timeoutMs = 7'250;
+         CHECK(periodicCheckIntervalMs(h.settings) == 7'250);
+       }},
       {"a teardown that does not report within switch_timeout fails: killed and drained",
        [](Harness& h) {
          configuredAndEnded(h);
