@@ -577,3 +577,21 @@ TEST_CASE("a job that ends during its setup: one rule per row", "[switch]") {
        }},
   });
 }
+
+TEST_CASE("switch record: which jobs are set up and what the core reads", "[switch]") {
+  CHECK(requestsNetwork("fabric=east"));
+  CHECK_FALSE(requestsNetwork(""));  // no --network, or an empty one
+
+  Harness h;
+  CHECK_FALSE(hasOutstandingCalls(h.record));
+  h.startSetup();
+  CHECK(hasOutstandingCalls(h.record));
+  CHECK_FALSE(managesSteps(h.record));
+  h.setupAnswers(SetupAnswer::dictionary("{}"));  // an empty table still manages the job
+  CHECK(managesSteps(h.record));
+  CHECK_FALSE(hasOutstandingCalls(h.record));
+  h.end();
+  CHECK(hasOutstandingCalls(h.record));
+  h.teardownAnswers(TeardownAnswer::again());
+  CHECK(hasOutstandingCalls(h.record));  // waiting for its retry
+}
