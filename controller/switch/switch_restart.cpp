@@ -3,6 +3,8 @@
 // killed call did, so what it saved decides: an outstanding setup and a
 // teardown that held its nodes run again from the start; an unheld teardown
 // is forgotten (its nodes are back in service already).
+#include <algorithm>
+
 #include "controller/switch/switch_messages.h"
 #include "controller/switch/switch_transition.h"
 
@@ -76,6 +78,13 @@ void recovered(Transition& t, const switch_event::Recovered& event) {
       continue;
     }
     kept.push_back(call);
+  }
+  // A record that says the setup is outstanding but lost its call would
+  // leave the job CONFIGURING for ever: run the setup again all the same.
+  const bool setupKept = std::any_of(kept.begin(), kept.end(),
+                                     [](const SwitchCall& call) { return call.kind == CallKind::Setup; });
+  if (t.record.setup == SetupPhase::Running && !setupKept) {
+    kept.push_back(SwitchCall{.kind = CallKind::Setup, .state = CallState::Killed, .nodes = t.record.nodes});
   }
   t.record.calls = kept;
 

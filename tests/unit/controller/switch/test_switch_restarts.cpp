@@ -48,6 +48,15 @@ TEST_CASE("switch restarts: one rule per row", "[switch]") {
          h.setupAnswers(SetupAnswer::dictionary(kTable));
          CHECK(h.jobResults == std::vector<std::string>{"configured:" + kTable});
        }},
+      {"a stored outstanding setup whose call was lost still runs again",
+       [](Harness& h) {
+         h.record.setup = SetupPhase::Running;
+         h.record.nodes = kNodes;
+         h.persisted = h.record;
+         h.crashAndRecover();
+         CHECK(h.setups.size() == 1);
+         CHECK(h.record.setup == SetupPhase::Running);
+       }},
       {"a report of the killed setup, arriving after the restart, is refused",
        [](Harness& h) {
          h.startSetup();
