@@ -67,6 +67,8 @@ const FlagOption kFlagOptions[] = {
     {"--parsable", "parsable", &SbatchOptions::parsable, "print only the job id"},
     {"--test-only", "test-only", &SbatchOptions::testOnly,
      "ask where and when the job would run; submit nothing"},
+    {"-s,--oversubscribe", "oversubscribe", &SbatchOptions::oversubscribe,
+     "let the job share CPUs with other jobs that allow it (OverSubscribe=YES partitions)"},
 };
 
 std::string baseName(const std::string& path) {

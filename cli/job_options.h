@@ -32,6 +32,7 @@ struct SbatchOptions {
   // --exclusive: "" when given bare, else its argument (user, mcs, topo).
   std::optional<std::string> exclusive;
   bool testOnly = false;
+  bool oversubscribe = false;  // -s/--oversubscribe
   std::optional<bool> requeue;
   // Long option name (without dashes) -> where its value came from,
   // e.g. "job.sh:3" or "command line".

@@ -83,6 +83,7 @@ class SpecBuilder {
     if (options_.error) spec_.set_stderr_pattern(*options_.error);
     if (options_.input) spec_.set_stdin_path(*options_.input);
     spec_.set_hold(options_.hold);
+    spec_.set_oversubscribe(options_.oversubscribe);
     if (options_.requeue) {
       spec_.set_requeue(*options_.requeue);
       spec_.set_no_requeue(!*options_.requeue);
@@ -301,6 +302,9 @@ class SpecBuilder {
   // take whole nodes; user and mcs share nodes with the allowed jobs.
   Status applyExclusive() {
     if (!options_.exclusive) return okStatus();
+    if (options_.oversubscribe) {
+      return errors_.make("exclusive", "--exclusive and --oversubscribe are mutually exclusive");
+    }
     std::string mode = *options_.exclusive;
     std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return std::tolower(c); });
     if (mode == "exclusive") {

@@ -57,12 +57,13 @@ constexpr size_t kConfigKeyWidth = 23;
 std::string orNull(const std::string& text) { return text.empty() ? "(null)" : text; }
 
 // The job's sharing as scontrol prints it: NO for whole nodes, USER, MCS or
-// TOPO for the --exclusive forms, OK otherwise.
+// TOPO for the --exclusive forms, YES for -s/--oversubscribe, OK otherwise.
 std::string overSubscribeOf(const gantry::v1::JobSpec& spec) {
   std::string mode = spec.exclusive_mode();
   std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return std::toupper(c); });
   if (!mode.empty()) return mode;
-  return spec.exclusive() ? "NO" : "OK";
+  if (spec.exclusive()) return "NO";
+  return spec.oversubscribe() ? "YES" : "OK";
 }
 
 std::string yesNo(bool value) { return value ? "YES" : "NO"; }

@@ -60,11 +60,7 @@ std::string privateDataPart(std::string_view value, int) {
   return pickItems(value, [](const std::string& item) { return item != "jobs" && item != "nodes"; });
 }
 
-// FORCE is acted on (over-subscription, timesliced with gang scheduling).
-std::string overSubscribePart(std::string_view value, int) {
-  std::string mode = toLower(value.substr(0, value.find(':')));
-  return mode == "yes" ? std::string(value) : "";
-}
+
 
 // sched/gang is acted on (controller/gang); the others choose a loop that
 // is not built yet.
@@ -203,9 +199,6 @@ std::vector<InertKey> makeTable() {
        "that many cores per GPU are kept for jobs that use GPUs", "controller/select", "2"},
 
       // ---- gantry.conf: PartitionName lines
-      {P::PartitionLine, "OverSubscribe", "Shared", "sharing resources between jobs",
-       "YES lets up to N jobs that ask --oversubscribe share each CPU; NO, EXCLUSIVE and FORCE are acted on",
-       "controller/select", "YES:4", overSubscribePart},
       {P::PartitionLine, "PreemptMode", "", "preemption", "how jobs of this partition are preempted",
        "controller/gang", "SUSPEND"},
       {P::PartitionLine, "PriorityTier", "", "partition priority tiers",

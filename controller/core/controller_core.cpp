@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "controller/core/job_request.h"
 #include "controller/core/select_info.h"
 #include "controller/rpc/views.h"
 
@@ -71,6 +72,12 @@ Result<Ok> ControllerCore::applyJob(JobRecord& job, const JobEvent& event,
 
 void ControllerCore::applyNode(NodeRecord& node, const NodeEvent& event) {
   executor_.execute(onNodeEvent(node, event, now()));
+}
+
+int ControllerCore::shareGroupFor(const JobRecord& job) {
+  return maySharePartitionCpus(conf_.findPartition(job.spec.partition()), job.spec)
+             ? state_.shareGroupOf(job.spec.partition())
+             : select::kUnshared;
 }
 
 void ControllerCore::loseJobsOn(NodeRecord& node, JobReason why) {
@@ -145,7 +152,7 @@ void ControllerCore::recover(const store::Snapshot& snapshot) {
     uint64_t id = job.id;
     auto [it, inserted] = state_.jobs.emplace(id, std::move(job));
     JobRecord& record = it->second;
-    record.allocation.owner.shareGroup = state_.shareGroupOf(record.spec.partition());
+    record.allocation.owner.shareGroup = shareGroupFor(record);
     if (!isEnded(record.state) && record.state != JobState::Pending) {
       // Re-attach: the job keeps running on its agents; hold its resources
       // again so nothing else is placed on them.

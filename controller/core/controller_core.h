@@ -163,6 +163,9 @@ class ControllerCore {
   // Every job holding resources on a node that went away is requeued (or
   // ends NODE_FAIL).
   void loseJobsOn(NodeRecord& node, JobReason why);
+  // The selection share group a job's allocation belongs to under the
+  // running configuration (select::kUnshared when it may not share).
+  int shareGroupFor(const JobRecord& job);
 
   void addConfiguredNode(const config::NodeConf& nodeConf);
   void recover(const store::Snapshot& snapshot);

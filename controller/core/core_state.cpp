@@ -17,9 +17,12 @@ void CoreState::rebuildPartitions() {
     view.exclusive = partition.overSubscribe == config::OverSubscribeMode::Exclusive;
     view.forcesSharing =
         partition.overSubscribe == config::OverSubscribeMode::Force && partition.overSubscribeCount > 1;
-    // FORCE:N shares CPUs between up to N jobs of the partition, with or
+    // FORCE:N shares CPUs between up to N jobs of the partition, YES:N
+    // between its -s/--oversubscribe jobs (Request::mayShare), with or
     // without gang scheduling (which then timeslices them), as Slurm does.
-    view.overSubscribe = view.forcesSharing ? partition.overSubscribeCount : 1;
+    bool shares = partition.overSubscribe == config::OverSubscribeMode::Force ||
+                  partition.overSubscribe == config::OverSubscribeMode::Yes;
+    view.overSubscribe = shares && partition.overSubscribeCount > 1 ? partition.overSubscribeCount : 1;
     view.shareGroup = shareGroupOf(partition.name);
     partitionViews[partition.name] = std::move(view);
   }

@@ -26,8 +26,12 @@ gang::Resolution resolutionOf(const config::GantryConf& conf) {
   return gang::Resolution::Core;
 }
 
+// Partitions whose jobs may share CPUs: every job of FORCE:N, the
+// -s/--oversubscribe jobs of YES:N.
 bool timesliced(const config::PartitionConf& partition) {
-  return partition.overSubscribe == config::OverSubscribeMode::Force && partition.overSubscribeCount > 1;
+  bool shares = partition.overSubscribe == config::OverSubscribeMode::Force ||
+                partition.overSubscribe == config::OverSubscribeMode::Yes;
+  return shares && partition.overSubscribeCount > 1;
 }
 
 std::vector<int> capacities(const select::Cluster& cluster, gang::Resolution resolution) {

@@ -161,6 +161,12 @@ Status checkTimeLimit(const v1::JobSpec& spec) {
 
 }  // namespace
 
+bool maySharePartitionCpus(const config::PartitionConf* partition, const v1::JobSpec& spec) {
+  if (partition == nullptr) return false;
+  if (partition->overSubscribe == config::OverSubscribeMode::Force) return true;
+  return partition->overSubscribe == config::OverSubscribeMode::Yes && spec.oversubscribe();
+}
+
 Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::GantryConf& conf) {
   struct Count {
     int64_t value;
@@ -261,6 +267,10 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
   // nothing: the node stays shared (the selection only acts on them when
   // ClusterOptions allows it).
   request.threadSpec = spec.thread_spec();
+  if (spec.oversubscribe() && spec.exclusive()) {
+    return Error{"--exclusive and --oversubscribe are mutually exclusive"};
+  }
+  request.mayShare = maySharePartitionCpus(conf.findPartition(spec.partition()), spec);
   return request;
 }
 

@@ -11,4 +11,8 @@ namespace gantry::core {
 
 Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::GantryConf& conf);
 
+// Whether the job may share CPUs in its partition: every job of an
+// OverSubscribe=FORCE partition, the -s/--oversubscribe ones of a YES one.
+bool maySharePartitionCpus(const config::PartitionConf* partition, const v1::JobSpec& spec);
+
 }  // namespace gantry::core

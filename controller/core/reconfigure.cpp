@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "controller/core/controller_core.h"
+#include "controller/core/job_request.h"
 #include "controller/core/select_info.h"
 
 namespace gantry::core {
@@ -57,6 +58,16 @@ void ControllerCore::reconfigure(config::GantryConf fresh, Reply<Ok> reply) {
       executor_.refreshNode(*node, true);
     }
     state_.rebuildPartitions();
+    // A partition's new OverSubscribe applies to the jobs it runs now too:
+    // their CPUs become shareable (or stop being) at once.
+    for (auto& [id, job] : state_.jobs) {
+      if (!job.holdsResources) continue;
+      int group = shareGroupFor(job);
+      if (group == job.allocation.owner.shareGroup) continue;
+      executor_.releaseResources(job);
+      job.allocation.owner.shareGroup = group;
+      executor_.holdResources(job);
+    }
     rebuildGangs();
     spdlog::info("reconfigure: {} nodes, {} partitions", conf_.nodes.size(), conf_.partitions.size());
     requestSchedule();

@@ -146,7 +146,7 @@ void unholdCpu(NodeUsage& usage, int cpu) {
 // `level`: free, or held by fewer than `level` allocations of its own group.
 bool sharableAt(const NodeUsage& usage, int cpu, int level, int group) {
   uint16_t holders = usage.cpuHolders[cpu];
-  return holders == 0 || (holders < level && usage.cpuGroup[cpu] == group);
+  return holders == 0 || (holders < level && group != kUnshared && usage.cpuGroup[cpu] == group);
 }
 
 // How many cpus of the node the job may take at `level`: a tight count, so
@@ -313,7 +313,7 @@ struct Cluster::Impl {
     // than 2, then 3, ... N allocations, so sharers grow evenly. A whole-node
     // job needs a node nobody holds anything on, so sharing cannot help it.
     // The trace keeps the reasons of the idle pass.
-    for (int level = 2; level <= partition.overSubscribe && !shape->wholeNode; ++level) {
+    for (int level = 2; level <= partition.overSubscribe && !shape->wholeNode && request.mayShare; ++level) {
       if (outcome.verdict != Verdict::NotNow) break;
       outcome = selectAtLevel(request, *shape, partition, nullptr, level);
     }
@@ -431,8 +431,9 @@ void Cluster::setDeviceDrained(int index, int device, bool drained) {
 
 Outcome Cluster::select(const Request& request, const PartitionView& partition, SelectTrace* trace) const {
   Outcome outcome = impl_->selectNow(request, partition, trace);
-  outcome.allocation.owner = AllocationOwner{
-      .uid = request.uid, .userExclusive = request.exclusiveUser, .shareGroup = partition.shareGroup};
+  outcome.allocation.owner = AllocationOwner{.uid = request.uid,
+                                             .userExclusive = request.exclusiveUser,
+                                             .shareGroup = request.mayShare ? partition.shareGroup : kUnshared};
   return outcome;
 }
 

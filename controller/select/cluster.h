@@ -84,6 +84,9 @@ struct AllocationOwner {
   bool userExclusive = false;  // --exclusive=user
   int shareGroup = -1;
 };
+// The share group of an allocation whose CPUs nobody may share
+// (Request::mayShare false).
+inline constexpr int kUnshared = -2;
 
 struct Allocation {
   std::vector<NodeGrant> nodes;

@@ -44,6 +44,11 @@ struct Request {
   int threadSpec = 0;      // --thread-spec (likewise)
   int socketsPerNode = 0;  // --sockets-per-node; --gpus-per-socket needs it
   std::string gpuFreq;     // --gpu-freq as given; refused with shared GRES (mps, shard)
+  // Whether the job may share CPUs where its partition over-subscribes
+  // them (PartitionView::overSubscribe): every job of a FORCE partition,
+  // the -s/--oversubscribe jobs of a YES one. A job that may not takes only
+  // idle CPUs, and nobody shares its CPUs.
+  bool mayShare = true;
 };
 
 inline constexpr const char* kReasonNeverAvailable = "Requested node configuration is not available";

@@ -198,6 +198,7 @@ TEST_CASE("every sbatch error names the option and the rule", "[cli][sbatch]") {
        "--gres-flags: enforce-links and ignore-links are mutually exclusive"},
       {{"--wrap", "x", "--gres-flags=sometimes"}, "--gres-flags: unknown flag 'sometimes'"},
       {{"--wrap", "x", "--tres-per-task=gres/gpu"}, "--tres-per-task: 'gres/gpu'"},
+      {{"--wrap", "x", "--exclusive", "-s"}, "--exclusive and --oversubscribe are mutually exclusive"},
       {{"--wrap", "x", "--tres-per-task=license/x=1"}, "unsupported TRES"},
       {{"--wrap", "x", "--gpus-per-task=1", "--tres-per-task=gres/gpu=1"},
        "gres/gpu conflicts with --gpus-per-task"},
@@ -266,6 +267,20 @@ TEST_CASE("--exclusive takes an optional user, mcs or topo", "[cli][sbatch][excl
       CHECK(result->spec.exclusive_mode() == c.mode);
     }
   }
+}
+
+TEST_CASE("-s and --oversubscribe let the job share CPUs; #SBATCH too", "[cli][sbatch][oversubscribe]") {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"-s", "--wrap", "x"}, {"--oversubscribe", "--wrap", "x"}}) {
+    auto result = submit(args);
+    REQUIRE(result.ok());
+    CHECK(result->spec.oversubscribe());
+  }
+  auto plain = submit({"--wrap", "x"});
+  REQUIRE(plain.ok());
+  CHECK_FALSE(plain->spec.oversubscribe());
+  auto scripted = submit({"job.sh"}, {{"job.sh", "#!/bin/sh\n#SBATCH --oversubscribe\ntrue\n"}});
+  REQUIRE(scripted.ok());
+  CHECK(scripted->spec.oversubscribe());
 }
 
 TEST_CASE("--exclusive never takes the next word as its value", "[cli][sbatch][exclusive]") {

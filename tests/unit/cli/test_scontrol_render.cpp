@@ -149,4 +149,7 @@ TEST_CASE("scontrol show job names the --exclusive form in OverSubscribe", "[cli
     job.mutable_spec()->set_exclusive_mode(c.mode);
     CHECK_THAT(renderJob(job, options(false)), Catch::Contains(c.shown));
   }
+  gantry::v1::Job sharing = pendingJob();
+  sharing.mutable_spec()->set_oversubscribe(true);
+  CHECK_THAT(renderJob(sharing, options(false)), Catch::Contains("OverSubscribe=YES\n"));
 }

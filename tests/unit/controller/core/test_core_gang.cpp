@@ -434,3 +434,34 @@ TEST_CASE("gang: StartTime stays, SuspendTime is the last switch, SecsPreSuspend
   CHECK(suspended.suspended_seconds() == kSlice);
   CHECK(h.job(b).start_time() == t0);  // allocated (suspended) at submission
 }
+
+TEST_CASE("gang: in an OverSubscribe=YES partition only -s/--oversubscribe jobs share, and they take turns",
+          "[gang][core]") {
+  GangHarness h(testing::parseConf(
+      "ClusterName=unit\nSlurmdTimeout=3600\nSchedulerType=sched/gang\nSchedulerTimeSlice=20\n"
+      "NodeName=y1 CPUs=3 CoresPerSocket=3 RealMemory=3000\n"
+      "PartitionName=yes Nodes=y1 Default=YES MaxTime=600 OverSubscribe=YES:2\n"));
+  h.registerNodes({"y1"});
+  auto sharing = [] {
+    v1::JobSpec spec = job(1, 3);
+    spec.set_oversubscribe(true);
+    return spec;
+  };
+  uint64_t first = h.submitted(sharing());
+  uint64_t second = h.submitted(sharing());
+  uint64_t plain = h.submitted(job(1, 1));
+  CHECK(h.states({first, second, plain}) == "RSP");
+  h.slice();
+  CHECK(h.states({first, second, plain}) == "SRP");
+  h.await<v1::CancelJobResponse>([&](auto reply) {
+    v1::CancelJobRequest request;
+    request.add_job_ids(first);
+    request.add_job_ids(second);
+    h.core->cancelJob(request, kUser, reply);
+  });
+  h.settle();
+  CHECK(h.state(plain) == 'R');
+  // A job that may share does not get the CPUs of one that may not.
+  uint64_t late = h.submitted(sharing());
+  CHECK(h.states({plain, late}) == "RP");
+}

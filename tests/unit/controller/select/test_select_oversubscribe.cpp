@@ -359,6 +359,24 @@ TEST_CASE("OverSubscribe=FORCE:N over-subscribes cpus, nothing else", "[select][
          REQUIRE(step.verdict == Verdict::Placed);
          CHECK(cpusOf(step.allocation).size() == 4);
        }},
+      {"a job that may not share takes only idle cpus, and nobody shares its cpus",
+       [] {
+         Cluster cluster;
+         cluster.addNode(cpuNode("c0", kSixCores));
+         PartitionView two = forced(cluster, 2);
+         Request alone = tasks(4);
+         alone.mayShare = false;
+         Allocation first = start(cluster, alone, two);
+         CHECK(first.owner.shareGroup == kUnshared);
+         CHECK(verdictOf(cluster, tasks(3), two) == Verdict::NotNow);  // two idle, four unshareable
+         Allocation sharer = start(cluster, tasks(2), two);
+         CHECK_FALSE(overlap(cpusOf(sharer), cpusOf(first)));
+         CHECK(verdictOf(cluster, alone, two) == Verdict::NotNow);
+         Request lone = tasks(1);
+         lone.mayShare = false;
+         CHECK(verdictOf(cluster, lone, two) == Verdict::NotNow);  // the sharer's cpus are not idle
+         CHECK(cpusOf(start(cluster, tasks(2), two)) == cpusOf(sharer));
+       }},
       {"cpus are shared only between jobs of one partition (share group)",
        [] {
          Cluster cluster;
