@@ -219,6 +219,21 @@ void pushJson(lua_State* L, const json& value) {
   }
 }
 
+Result<json> parseJsonText(std::string_view text, int maxDepth) {
+  bool tooDeep = false;
+  auto depthGuard = [&](int depth, json::parse_event_t, json&) {
+    if (depth >= maxDepth) tooDeep = true;  // nlohmann counts the outermost level as 0
+    return !tooDeep;
+  };
+  try {
+    json value = json::parse(text, depthGuard);
+    if (tooDeep) return Error{"nested more than " + std::to_string(maxDepth) + " levels deep"};
+    return value;
+  } catch (const json::exception& e) {
+    return Error{e.what()};
+  }
+}
+
 bool isUtf8(const std::string& text) {
   size_t i = 0;
   while (i < text.size()) {

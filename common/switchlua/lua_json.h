@@ -23,8 +23,11 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
+
+#include "common/util/result.h"
 
 struct lua_State;
 
@@ -58,6 +61,11 @@ LuaRead readLuaValue(lua_State* L, int index, const TableLimits& limits);
 
 // Pushes `value` as one Lua value (null as nil).
 void pushJson(lua_State* L, const nlohmann::json& value);
+
+// Parses JSON text, refusing arrays and objects nested deeper than
+// `maxDepth` (pushing such a value would recurse too deep). The Error says
+// what is wrong and where.
+Result<nlohmann::json> parseJsonText(std::string_view text, int maxDepth = kTextLimits.maxDepth);
 
 // True when `text` is well-formed UTF-8 (JSON text must be).
 bool isUtf8(const std::string& text);

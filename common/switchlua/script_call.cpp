@@ -123,12 +123,12 @@ CallResult callFunction(const std::filesystem::path& path, const std::string& na
       values.emplace_back(nullptr);
       continue;
     }
-    try {
-      values.push_back(nlohmann::json::parse(*arguments[i]));
-    } catch (const nlohmann::json::exception& e) {
+    auto value = parseJsonText(*arguments[i]);
+    if (!value) {
       return failed(CallOutcome::InvalidArgument, "switch/lua: " + name + ": argument " + std::to_string(i + 1) +
-                                                      " is not JSON text: " + e.what());
+                                                      " is not JSON text: " + value.error());
     }
+    values.push_back(std::move(*value));
   }
 
   ScriptContext context{.sink = sink};

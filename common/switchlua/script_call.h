@@ -7,6 +7,9 @@
 // process of their own, which a timeout can kill (the next step of the
 // switch/lua work; docs/switch-lua-script.md). Until then nothing bounds a
 // call's time, and os.exit() is caught here rather than ending the process.
+//
+// Thread safety: calls share nothing (each has its own Lua state and log
+// context), so several threads may call at once; the sink must cope.
 #pragma once
 
 #include <filesystem>

@@ -50,6 +50,7 @@ void logFromLua(lua_State* L, ScriptLogLevel level, std::string_view message) {
 
 // slurm.log(level, msg)
 int luaLog(lua_State* L) {
+  if (lua_gettop(L) == 0) return 0;  // nothing to log
   lua_Integer level = lua_gettop(L) >= 2 ? static_cast<lua_Integer>(lua_tonumber(L, 1)) : 0;
   if (level < 0) level = 0;  // only slurm.error() and log_error() log as errors
   luaL_tolstring(L, lua_gettop(L) >= 2 ? 2 : 1, nullptr);
@@ -139,12 +140,13 @@ int luaFromJson(lua_State* L) {
   const char* data = luaL_checklstring(L, 1, &length);
   bool failed = false;
   {
-    try {
-      pushJson(L, nlohmann::json::parse(std::string_view(data, length)));
-    } catch (const nlohmann::json::exception& e) {
-      failed = true;
-      std::string text = std::string("slurm.from_json: ") + e.what();
+    auto value = parseJsonText(std::string_view(data, length));
+    failed = !value.ok();
+    if (failed) {
+      std::string text = "slurm.from_json: " + value.error();
       lua_pushlstring(L, text.data(), text.size());
+    } else {
+      pushJson(L, *value);
     }
   }
   return finish(L, failed);

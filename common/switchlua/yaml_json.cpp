@@ -71,7 +71,11 @@ json plainScalar(const std::string& text) {
   return text;
 }
 
-Result<json> convert(const YAML::Node& node) {
+// Nesting deeper than this is refused, as for JSON text.
+constexpr int kMaxYamlDepth = 100;
+
+Result<json> convert(const YAML::Node& node, int depth) {
+  if (depth > kMaxYamlDepth) return Error{"nested more than " + std::to_string(kMaxYamlDepth) + " levels deep" + place(node.Mark())};
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null: return json(nullptr);
@@ -82,7 +86,7 @@ Result<json> convert(const YAML::Node& node) {
     case YAML::NodeType::Sequence: {
       json out = json::array();
       for (const auto& element : node) {
-        auto value = convert(element);
+        auto value = convert(element, depth + 1);
         if (!value) return value;
         out.push_back(std::move(*value));
       }
@@ -92,7 +96,7 @@ Result<json> convert(const YAML::Node& node) {
       json out = json::object();
       for (const auto& pair : node) {
         if (!pair.first.IsScalar()) return Error{"a mapping key that is not a scalar" + place(pair.first.Mark())};
-        auto value = convert(pair.second);
+        auto value = convert(pair.second, depth + 1);
         if (!value) return value;
         out[pair.first.Scalar()] = std::move(*value);
       }
@@ -112,7 +116,7 @@ std::string jsonToYaml(const json& value) {
 
 Result<json> yamlToJson(const std::string& text) {
   try {
-    return convert(YAML::Load(text));
+    return convert(YAML::Load(text), 1);
   } catch (const YAML::Exception& e) {
     return Error{e.msg + place(e.mark)};
   }

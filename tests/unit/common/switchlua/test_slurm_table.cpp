@@ -122,6 +122,11 @@ TEST_CASE("slurm table: text conversions, one rule per row", "[switchlua][slurm]
        " return math.type(t.n) .. ' ' .. t.r .. ' ' .. tostring(t.b) .. ' ' .. t.s .. ' ' .. type(t.q) .. ' ' .. "
        "tostring(t.z) end)()",
        "integer 2.5 true fabric string nil"},
+      {"from_json reads arrays nested 100 deep",
+       "tostring(#slurm.from_json(string.rep('[', 100) .. string.rep(']', 100)))", "1"},
+      {"to_json writes tables nested 100 deep",
+       "(function() local t = {}; local top = t; for i = 1, 99 do t[1] = {}; t = t[1] end;"
+       " return tostring(#slurm.to_json(top)) end)()", "200"},
       {"from_yaml reads sequences", "slurm.to_json(slurm.from_yaml('- c1\\n- c2\\n'))", R"(["c1","c2"])"},
       {"to_yaml and from_yaml round-trip a nested table",
        "slurm.to_json(slurm.from_yaml(slurm.to_yaml({ fabric = { vlan = 19, hosts = { 'a', 'b' } } })))",
@@ -146,6 +151,17 @@ TEST_CASE("slurm table: conversions that cannot be done raise an error naming wh
        "slurm.to_yaml: at the top: a key that is a fractional number"},
       {"from_json refuses text that is not JSON", "slurm.from_json('{vlan: 3}')", "slurm.from_json: "},
       {"from_yaml refuses text that is not YAML", "slurm.from_yaml('a: [1, 2')", "slurm.from_yaml: "},
+      {"from_json refuses arrays nested more than 100 deep",
+       "slurm.from_json(string.rep('[', 101) .. string.rep(']', 101))",
+       "slurm.from_json: nested more than 100 levels deep"},
+      {"from_json refuses very deep text without exhausting the stack",
+       "slurm.from_json(string.rep('{\"k\":', 300000) .. '1' .. string.rep('}', 300000))",
+       "slurm.from_json: nested more than 100 levels deep"},
+      {"from_yaml refuses sequences nested more than 100 deep",
+       "slurm.from_yaml(string.rep('[', 101) .. string.rep(']', 101))", "slurm.from_yaml: "},
+      {"to_json refuses tables nested more than 100 deep",
+       "local t = {}; local top = t; for i = 1, 100 do t[1] = {}; t = t[1] end; slurm.to_json(top)",
+       "tables nested more than 100 levels deep"},
   };
   for (const auto& row : rows) {
     DYNAMIC_SECTION(row.rule) {
