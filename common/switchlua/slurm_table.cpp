@@ -39,6 +39,13 @@ ScriptLogLevel levelFromNumber(lua_Integer number) {
   }
 }
 
+// The string on top of the stack, NUL bytes and all.
+std::string_view topText(lua_State* L) {
+  size_t length = 0;
+  const char* data = lua_tolstring(L, -1, &length);
+  return std::string_view(data, length);
+}
+
 void logFromLua(lua_State* L, ScriptLogLevel level, std::string_view message) {
   ScriptContext& context = contextOf(L);
   try {
@@ -54,14 +61,14 @@ int luaLog(lua_State* L) {
   lua_Integer level = lua_gettop(L) >= 2 ? static_cast<lua_Integer>(lua_tonumber(L, 1)) : 0;
   if (level < 0) level = 0;  // only slurm.error() and log_error() log as errors
   luaL_tolstring(L, lua_gettop(L) >= 2 ? 2 : 1, nullptr);
-  logFromLua(L, levelFromNumber(level), lua_tostring(L, -1));
+  logFromLua(L, levelFromNumber(level), topText(L));
   return 0;
 }
 
 // slurm.error(msg)
 int luaError(lua_State* L) {
   luaL_tolstring(L, 1, nullptr);
-  logFromLua(L, ScriptLogLevel::Error, lua_tostring(L, -1));
+  logFromLua(L, ScriptLogLevel::Error, topText(L));
   return 0;
 }
 
@@ -78,7 +85,7 @@ int luaLogFormatted(lua_State* L) {
     lua_concat(L, 3);
     return lua_error(L);
   }
-  logFromLua(L, levelFromNumber(lua_tointeger(L, lua_upvalueindex(2))), lua_tostring(L, -1));
+  logFromLua(L, levelFromNumber(lua_tointeger(L, lua_upvalueindex(2))), topText(L));
   return 0;
 }
 
@@ -93,7 +100,7 @@ int luaPrint(lua_State* L) {
     luaL_addvalue(&line);
   }
   luaL_pushresult(&line);
-  logFromLua(L, ScriptLogLevel::Info, lua_tostring(L, -1));
+  logFromLua(L, ScriptLogLevel::Info, topText(L));
   return 0;
 }
 

@@ -72,6 +72,9 @@ TEST_CASE("slurm table: each log function logs at its level, prefixed with the f
       {"log does not format its message", "slurm.log(0, '%d%%')", ScriptLogLevel::Info, "%d%%"},
       {"error(msg) logs at error and does not raise", "slurm.error('fabric %s')", ScriptLogLevel::Error,
        "fabric %s"},
+      {"a NUL byte does not cut the line short", "slurm.log_info('a\\0b')", ScriptLogLevel::Info,
+       std::string("a\0b", 3)},
+      {"log with no arguments logs nothing", "slurm.log()\nslurm.log(0, 'after')", ScriptLogLevel::Info, "after"},
       {"print logs at info, its values joined by tabs", "print('links', 3, true, nil)", ScriptLogLevel::Info,
        "links\t3\ttrue\tnil"},
   };
