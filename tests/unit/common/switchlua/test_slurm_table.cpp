@@ -125,6 +125,8 @@ TEST_CASE("slurm table: text conversions, one rule per row", "[switchlua][slurm]
        " return math.type(t.n) .. ' ' .. t.r .. ' ' .. tostring(t.b) .. ' ' .. t.s .. ' ' .. type(t.q) .. ' ' .. "
        "tostring(t.z) end)()",
        "integer 2.5 true fabric string nil"},
+      {"to_yaml and from_yaml keep awkward strings intact",
+       "slurm.from_yaml(slurm.to_yaml({ s = 'a: b\\n- c # \\'d\\' \"e\"' })).s", "a: b\n- c # 'd' \"e\""},
       {"from_json reads arrays nested 100 deep",
        "tostring(#slurm.from_json(string.rep('[', 100) .. string.rep(']', 100)))", "1"},
       {"to_json writes tables nested 100 deep",
@@ -154,6 +156,8 @@ TEST_CASE("slurm table: conversions that cannot be done raise an error naming wh
        "slurm.to_yaml: at the top: a key that is a fractional number"},
       {"from_json refuses text that is not JSON", "slurm.from_json('{vlan: 3}')", "slurm.from_json: "},
       {"from_yaml refuses text that is not YAML", "slurm.from_yaml('a: [1, 2')", "slurm.from_yaml: "},
+      {"from_yaml refuses a mapping key that is not a scalar", "slurm.from_yaml('? [p, q]\\n: 1\\n')",
+       "slurm.from_yaml: a mapping key that is not a scalar"},
       {"from_json refuses arrays nested more than 100 deep",
        "slurm.from_json(string.rep('[', 101) .. string.rep(']', 101))",
        "slurm.from_json: nested more than 100 levels deep"},
