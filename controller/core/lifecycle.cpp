@@ -87,7 +87,7 @@ Effects endJob(JobRecord& job, JobState state, JobReason reason, std::string det
     effects.push_back(Schedule{});
     job.holdsResources = false;
   }
-  if (job.state == JobState::Running) job.runSecondsBefore += now - job.startTime;
+  if (job.state == JobState::Running) job.runSecondsBefore += now - job.segmentStart();
   if (job.state == JobState::Suspended) job.suspendedSeconds += now - job.suspendTime;
   job.state = state;
   job.reason = reason;
@@ -301,7 +301,7 @@ struct JobTransition {
 
   // Running -> Suspended: the run clock stops, the resources stay held.
   void suspendRunning(SuspendedBy by, JobReason reason) {
-    job.runSecondsBefore += now - job.startTime;
+    job.runSecondsBefore += now - job.segmentStart();
     job.suspendTime = now;
     job.state = JobState::Suspended;
     job.suspendedBy = by;
@@ -313,7 +313,7 @@ struct JobTransition {
   // is thawed on its nodes.
   Effects resumeSuspended() {
     job.suspendedSeconds += now - job.suspendTime;
-    job.startTime = now;
+    job.suspendTime = now;  // the run clock goes on from here
     job.state = JobState::Running;
     job.suspendedBy = SuspendedBy::None;
     job.reason = JobReason::None;

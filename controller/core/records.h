@@ -10,6 +10,7 @@
 // strand.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -98,10 +99,12 @@ struct JobRecord {
   std::string reasonDetail;
 
   int64_t submitTime = 0;
-  int64_t startTime = 0;       // start of the current run segment (reset at resume)
+  int64_t startTime = 0;       // when the job was allocated (kept through suspensions)
   int64_t endTime = 0;
-  int64_t suspendTime = 0;     // when the current suspension began
-  int64_t runSecondsBefore = 0;  // run time of earlier segments (before suspensions)
+  // When the job was last suspended or resumed (Slurm's SuspendTime): the
+  // current run segment starts at the later of this and startTime.
+  int64_t suspendTime = 0;
+  int64_t runSecondsBefore = 0;  // run time before the last suspension (SecsPreSuspend)
   int64_t suspendedSeconds = 0;  // total time spent suspended
   int64_t timeLimitSeconds = 0;  // effective; -1 UNLIMITED
   int exitCode = 0;
@@ -136,8 +139,10 @@ struct JobRecord {
   }
   // Run time so far, suspensions excluded.
   int64_t runSeconds(int64_t now) const {
-    if (state == JobState::Running) return runSecondsBefore + (now - startTime);
+    if (state == JobState::Running) return runSecondsBefore + (now - segmentStart());
     return runSecondsBefore;
+  }
+  int64_t segmentStart() const { return std::max(startTime, suspendTime);
   }
 };
 

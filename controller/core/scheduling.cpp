@@ -64,7 +64,8 @@ void ControllerCore::schedule() {
       std::vector<std::string> names;
       for (const auto& grant : outcome.allocation.nodes) names.push_back(state_.cluster.node(grant.node).name);
       bool startSuspended = admitToGang(*job, outcome.allocation);
-      (void)applyJob(*job, job_event::Placed{std::move(outcome.allocation), std::move(names), startSuspended});
+      auto placed = applyJob(*job, job_event::Placed{std::move(outcome.allocation), std::move(names), startSuspended});
+      if (!placed) leaveGang(*job);  // admitted for nothing: free its place in the rotation
     } else if (outcome.verdict == select::Verdict::Never) {
       (void)applyJob(*job, job_event::StillPending{JobReason::ReqNodeNotAvail, ""});
     } else {

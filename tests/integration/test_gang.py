@@ -119,3 +119,52 @@ def test_rotation_goes_on_after_a_controller_restart(cluster_factory):
     assert count(second_ticks) > 0 and count(first_ticks) > 0
     for job_id in (first, second):
         cluster.cli("scancel", str(job_id))
+
+
+def test_a_job_beside_the_rotating_pair_runs_through_every_slice(cluster_factory):
+    nodes = [{"name": f"n{i}", "cpus": 2, "memory": 2048} for i in (1, 2, 3)]
+    cluster = gang_cluster(cluster_factory, nodes=nodes)
+    wide = cluster.sbatch("-N2", "-n4", "--mem=100", "--wrap", "sleep 300")
+    wait_for(lambda: states(cluster, wide) == "R", what="the wide job to run")
+    side = cluster.sbatch("-N1", "-n2", "--mem=100", "--wrap", "sleep 300")
+    wait_for(lambda: states(cluster, side) == "R", what="the side job to run beside it")
+    other = cluster.sbatch("-N2", "-n4", "--mem=100", "--wrap", "sleep 300")
+    wait_for(lambda: states(cluster, other) == "S", what="the third job to start suspended")
+    for expected in ("SRR", "RRS"):
+        wait_for(lambda: states(cluster, wide, side, other) == expected, timeout=SLICE + 10,
+                 what=f"states {expected}")
+    assert cluster.job(side)["state"] == "RUNNING"
+    for job_id in (wide, side, other):
+        cluster.cli("scancel", str(job_id))
+
+
+def one_node_five_jobs(cluster_factory, select_parameters):
+    cluster = gang_cluster(cluster_factory, nodes=[{"name": "n1", "cpus": 3, "memory": 2048}],
+                           extra=f"SelectTypeParameters={select_parameters}")
+    jobs = []
+    for _ in range(5):
+        jobs.append(cluster.sbatch("-n1", "--mem=100", "--wrap", "sleep 300"))
+        wait_for(lambda: states(cluster, jobs[-1]) in ("R", "S"), what="the job to be allocated")
+    assert states(cluster, *jobs) == "RRRSS"
+    return cluster, jobs
+
+
+def test_under_cr_core_only_the_jobs_sharing_cores_take_turns(cluster_factory):
+    cluster, jobs = one_node_five_jobs(cluster_factory, "CR_Core_Memory")
+    # The fourth and fifth share the first two jobs' cores; the third's core
+    # is its own, so it never stops.
+    wait_for(lambda: states(cluster, *jobs) == "SSRRR", timeout=SLICE + 10, what="the first swap")
+    wait_for(lambda: states(cluster, *jobs) == "RRRSS", timeout=SLICE + 10, what="the second swap")
+    for job_id in jobs:
+        cluster.cli("scancel", str(job_id))
+
+
+def test_under_cr_cpu_every_sharer_takes_turns(cluster_factory):
+    cluster, jobs = one_node_five_jobs(cluster_factory, "CR_CPU_Memory")
+    # CPUs are counts: the three that ran wait, the two that waited run with
+    # the first of the queue.
+    wait_for(lambda: states(cluster, *jobs) == "RSSRR", timeout=SLICE + 10, what="the first swap")
+    wait_for(lambda: states(cluster, *jobs) == "SRRRS" or states(cluster, *jobs) == "SRRSR",
+             timeout=SLICE + 10, what="the second swap")
+    for job_id in jobs:
+        cluster.cli("scancel", str(job_id))

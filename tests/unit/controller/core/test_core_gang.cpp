@@ -411,3 +411,26 @@ TEST_CASE("gang: two timesliced partitions on the same nodes never share a CPU",
   uint64_t redToo = h.submitted(job(1, 4));
   CHECK(h.state(redToo) == 'S');
 }
+
+TEST_CASE("gang: StartTime stays, SuspendTime is the last switch, SecsPreSuspend the run before it", "[gang][core]") {
+  GangHarness h(linearConf());
+  h.registerNodes({"g1", "g2", "g3", "g4"});
+  int64_t t0 = h.nowSeconds();
+  uint64_t a = h.submitted(job(4));
+  uint64_t b = h.submitted(job(4));
+  h.slice();  // a suspended at the first slice end
+  int64_t firstSwitch = h.nowSeconds();
+  h.slice();  // a resumed
+  h.advance(std::chrono::seconds(7));
+  v1::Job running = h.job(a);
+  CHECK(running.start_time() == t0);
+  CHECK(running.suspend_time() == firstSwitch + kSlice);
+  CHECK(h.ran(a) == (firstSwitch - t0) + 7);
+  h.advance(std::chrono::seconds(kSlice - 7));  // a suspended again
+  v1::Job suspended = h.job(a);
+  CHECK(suspended.state() == v1::SUSPENDED);
+  CHECK(suspended.pre_suspend_seconds() == (firstSwitch - t0) + kSlice);
+  CHECK(suspended.suspend_time() == h.nowSeconds());
+  CHECK(suspended.suspended_seconds() == kSlice);
+  CHECK(h.job(b).start_time() == t0);  // allocated (suspended) at submission
+}

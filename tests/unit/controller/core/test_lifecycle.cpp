@@ -174,7 +174,8 @@ const std::vector<JobRow>& jobRows() {
       {"resuming restarts the clock and counts the suspension", JobState::Suspended, job_event::Resume{},
        JobState::Running, JobReason::None, {"resume:2", "persist"}, nullptr,
        [](const JobRecord& j) {
-         CHECK(j.startTime == kNow);
+         CHECK(j.startTime == 2'000);  // StartTime stays the allocation's
+         CHECK(j.suspendTime == kNow);  // SuspendTime: the last suspend or resume
          CHECK(j.suspendedSeconds == kNow - 4'000);
          CHECK(j.runSeconds(kNow + 10) == 310);
        }},
@@ -197,7 +198,21 @@ const std::vector<JobRow>& jobRows() {
       {"gang: the timeslicer's resume thaws a job that ran before", JobState::Suspended, job_event::GangResume{},
        JobState::Running, JobReason::None, {"resume:2", "persist"},
        [](JobRecord& j) { j.suspendedBy = SuspendedBy::Gang; },
-       [](const JobRecord& j) { CHECK(j.suspendedSeconds == kNow - 4'000); }},
+       [](const JobRecord& j) {
+         CHECK(j.suspendedSeconds == kNow - 4'000);
+         CHECK(j.runSeconds(kNow + 7) == 307);
+       }},
+      {"gang: a second suspension adds only the time run since the resume", JobState::Running,
+       job_event::GangSuspend{}, JobState::Suspended, JobReason::GangTimeslice, {"suspend:2", "persist"},
+       [](JobRecord& j) {
+         j.runSecondsBefore = 120;
+         j.suspendTime = kNow - 30;  // resumed 30 s ago
+       },
+       [](const JobRecord& j) {
+         CHECK(j.runSecondsBefore == 150);
+         CHECK(j.suspendTime == kNow);
+         CHECK(j.startTime == 2'000);
+       }},
       {"gang: the first resume of a job allocated suspended launches it", JobState::Suspended,
        job_event::GangResume{}, JobState::Running, JobReason::None, {"persist", "launch"},
        [](JobRecord& j) {
