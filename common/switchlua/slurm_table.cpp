@@ -112,7 +112,8 @@ int luaExit(lua_State* L) {
   return lua_error(L);
 }
 
-// Raises "<name>: <detail>" when `failed`, after the C++ scope has closed.
+// Returns the value on top of the stack, or raises it as the error when
+// `failed`; called after the C++ scope that made it has closed.
 int finish(lua_State* L, bool failed) {
   if (failed) return lua_error(L);
   return 1;
