@@ -168,3 +168,22 @@ def test_under_cr_cpu_every_sharer_takes_turns(cluster_factory):
              timeout=SLICE + 10, what="the second swap")
     for job_id in jobs:
         cluster.cli("scancel", str(job_id))
+
+
+def test_reconfigure_applies_a_new_oversubscribe_and_says_the_slice_needs_a_restart(cluster_factory):
+    cluster = gang_cluster(cluster_factory, force="NO")
+    first = cluster.sbatch("-N2", "-n4", "--mem=100", "--wrap", "sleep 300")
+    wait_for(lambda: states(cluster, first) == "R", what="the first job to run")
+    second = cluster.sbatch("-N2", "-n4", "--mem=100", "--wrap", "sleep 300")
+    wait_for(lambda: cluster.job(second)["reason"] == "Resources", what="the second job to wait")
+    conf = cluster.conf_dir / "gantry.conf"
+    text = conf.read_text().replace("OverSubscribe=NO", "OverSubscribe=FORCE:2")
+    conf.write_text(text.replace(f"SchedulerTimeSlice={SLICE}", "SchedulerTimeSlice=45"))
+    cluster.cli("scontrol", "reconfigure")
+    # The partition shares at once; the slice stays what the controller started with.
+    wait_for(lambda: states(cluster, first, second) == "RS", what="the second job to be allocated suspended")
+    wait_for(lambda: states(cluster, first, second) == "SR", timeout=SLICE + 10, what="a swap")
+    log = (cluster.root / "gantryctld.log").read_text()
+    assert "SchedulerTimeSlice changed from 5 to 45 s; it needs restart" in log
+    for job_id in (first, second):
+        cluster.cli("scancel", str(job_id))
