@@ -42,6 +42,8 @@ const ValueOption kValueOptions[] = {
     {"--gpu-bind", "gpu-bind", &SbatchOptions::gpuBind,
      "bind tasks to GPUs: [verbose,]none|closest|map_gpu:<list>|mask_gpu:<list>|single:<N>|per_task:<N>"},
     {"--mem-per-gpu", "mem-per-gpu", &SbatchOptions::memPerGpu, "memory per GPU"},
+    {"--network", "network", &SbatchOptions::network,
+     "interconnect request handed to switch.lua (SwitchType=switch/lua; job.network there)"},
     {"--gres-flags", "gres-flags", &SbatchOptions::gresFlags,
      "enforce-binding, enforce-links, ignore-links"},
     {"--core-spec", "core-spec", &SbatchOptions::coreSpec, "cores reserved for system use"},

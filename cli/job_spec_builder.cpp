@@ -84,6 +84,7 @@ class SpecBuilder {
     if (options_.input) spec_.set_stdin_path(*options_.input);
     spec_.set_hold(options_.hold);
     spec_.set_oversubscribe(options_.oversubscribe);
+    if (options_.network) spec_.set_network(*options_.network);
     if (options_.requeue) {
       spec_.set_requeue(*options_.requeue);
       spec_.set_no_requeue(!*options_.requeue);

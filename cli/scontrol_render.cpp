@@ -195,6 +195,7 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
   }
   r.next();
   r.add("OverSubscribe", overSubscribeOf(spec)).next();
+  r.addIf(!spec.network().empty(), "Network", spec.network()).next();
   r.add("WorkDir", orNull(spec.work_dir())).next();
   r.add("StdErr", ioPath(job, spec.stderr_pattern().empty() ? spec.stdout_pattern()
                                                                : spec.stderr_pattern()))

@@ -18,6 +18,8 @@
 #include "common/config/check_all.h"
 #include "common/config/config_set.h"
 #include "common/config/gantry_conf.h"
+#include "common/switchlua/messages.h"
+#include "common/switchlua/script_load.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/unparsed_request.h"
 #include "common/util/logging.h"
@@ -78,6 +80,23 @@ bool openStore(gantry::store::JobStore& store, const std::string& path, bool rec
   return true;
 }
 
+// SwitchType=switch/lua: switch.lua beside gantry.conf must load, or the
+// controller does not start (the spec's "error: switch/lua:" line, then its
+// fatal line). The script is loaded again, afresh, for every call.
+bool loadSwitchScript(const std::string& confDir) {
+  auto sink = [](gantry::switchlua::ScriptLogLevel level, const std::string& line) {
+    if (level == gantry::switchlua::ScriptLogLevel::Error) spdlog::error("{}", line);
+    else if (level == gantry::switchlua::ScriptLogLevel::Info) spdlog::info("{}", line);
+    else spdlog::debug("{}", line);
+  };
+  auto loaded = gantry::switchlua::loadScript(std::filesystem::path(confDir) / "switch.lua", sink);
+  if (loaded) return true;
+  spdlog::error("{}", loaded.error());
+  spdlog::critical("{}", gantry::switchlua::kFatalLine);
+  std::cerr << "gantryctld: error: " << loaded.error() << "\n" << gantry::switchlua::kFatalLine << "\n";
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -118,6 +137,8 @@ int main(int argc, char** argv) {
   // Keys the configuration sets but nothing acts on yet, said once so the
   // administrator is not misled (the same lines as --check-config's notes).
   for (const auto& note : loaded->notes) spdlog::warn("{}", note.toString());
+
+  if (conf.switchType == "switch/lua" && !loadSwitchScript(confDir)) return 1;
 
   if (auto status = gantry::store::createStateDirectory(conf.stateSaveLocation); !status) {
     refuse(status.error());

@@ -142,7 +142,9 @@ std::vector<InertKey> makeTable() {
        "drains only the absent devices of a node, within MaxDrainedTres",
        "controller/switch, controller/drain", "switch_timeout=60"},
       {P::Global, "SwitchType", "", "switch/lua interconnect lifecycle",
-       "switch/lua runs switch.lua's job start and completion functions around each --network job",
+       "switch/lua runs switch.lua's job start and completion functions around each --network job; today "
+       "switch.lua is loaded at start (a script that does not load stops gantryctld) and --network jobs are "
+       "refused",
        "controller/switch", "switch/lua"},
       {P::Global, "SwitchParameters", "", "switch/lua interconnect lifecycle", "parameters handed to the switch plugin",
        "controller/switch", "verbose"},

@@ -238,6 +238,9 @@ def test_a_bad_gres_conf_line_for_another_node_drains_only_that_node(tmp_path):
         assert "ChunkSizes needs File or MultipleFiles" in node(cluster, "otherbox")["reason"]
         assert node(cluster, "good1")["state"] == "IDLE"
         job_id = cluster.sbatch("--gres=gpu:l40:1", "--wrap", "true")
-        assert cluster.wait_job(job_id) == "COMPLETED"
+        state = cluster.wait_job(job_id)
+        # Say why when it did not complete (seen once on a loaded machine).
+        assert state == "COMPLETED", (state, cluster.job(job_id)["reason"], cluster.job(job_id)["exit_code"],
+                                      (cluster.root / "gantryd-good1.log").read_text()[-3000:])
     finally:
         cluster.cleanup()

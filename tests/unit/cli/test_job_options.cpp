@@ -283,6 +283,12 @@ TEST_CASE("-s and --oversubscribe let the job share CPUs; #SBATCH too", "[cli][s
   CHECK(scripted->spec.oversubscribe());
 }
 
+TEST_CASE("--network is kept as given", "[cli][sbatch][network]") {
+  auto result = submit({"--network=sn_all,devtype=iba", "--wrap", "x"});
+  REQUIRE(result.ok());
+  CHECK(result->spec.network() == "sn_all,devtype=iba");
+}
+
 TEST_CASE("--exclusive never takes the next word as its value", "[cli][sbatch][exclusive]") {
   auto result = submit({"--exclusive", "job.sh"}, {{"job.sh", "#!/bin/sh\ntrue\n"}});
   REQUIRE(result.ok());

@@ -152,4 +152,7 @@ TEST_CASE("scontrol show job names the --exclusive form in OverSubscribe", "[cli
   gantry::v1::Job sharing = pendingJob();
   sharing.mutable_spec()->set_oversubscribe(true);
   CHECK_THAT(renderJob(sharing, options(false)), Catch::Contains("OverSubscribe=YES\n"));
+  CHECK_THAT(renderJob(sharing, options(false)), !Catch::Contains("Network="));
+  sharing.mutable_spec()->set_network("ib0");
+  CHECK_THAT(renderJob(sharing, options(false)), Catch::Contains("Network=ib0\n"));
 }

@@ -1,0 +1,65 @@
+"""SwitchType=switch/lua: gantryctld loads switch.lua beside gantry.conf at
+start and does not start when the script cannot be loaded (the spec's
+"error: switch/lua:" line, then its fatal line). Until the job functions
+are called, a --network job is refused rather than run without its
+network; without a switch plugin --network is kept and changes nothing."""
+
+import subprocess
+
+import pytest
+
+from gantry_cluster import Cluster, binary
+
+FATAL = "fatal: Can't find plugin for switch/lua"
+
+
+def controller_refuses(cluster):
+    """Runs gantryctld on the cluster's configuration; it must stop by itself."""
+    proc = subprocess.run([binary("gantryctld"), "--conf-dir", str(cluster.conf_dir)],
+                          capture_output=True, text=True, timeout=30)
+    log = cluster.root / "gantryctld.log"
+    return proc.returncode, proc.stderr + (log.read_text() if log.exists() else "")
+
+
+@pytest.mark.parametrize("script, phrase", [
+    (None, "Unable to stat"),
+    ("this is not lua (\n", "syntax error"),
+    ("error('no switch today')\n", "no switch today"),
+    ("return 7\n", "returned 7 on load"),
+])
+def test_a_script_that_does_not_load_stops_the_controller(script, phrase):
+    cluster = Cluster(extra_conf="SwitchType=switch/lua")
+    try:
+        if script is not None:
+            (cluster.conf_dir / "switch.lua").write_text(script)
+        code, output = controller_refuses(cluster)
+        assert code != 0
+        assert "error: switch/lua:" in output and phrase in output, output
+        assert FATAL in output, output
+        assert output.index("error: switch/lua:") < output.index(FATAL)
+    finally:
+        cluster.cleanup()
+
+
+def test_a_good_script_loads_and_network_jobs_are_refused_until_setup_exists(cluster_factory):
+    cluster = Cluster(extra_conf="SwitchType=switch/lua")
+    (cluster.conf_dir / "switch.lua").write_text("slurm.log_info('top level of %s', 'switch.lua')\n"
+                                                 "return slurm.SUCCESS\n")
+    try:
+        cluster.start()
+        log = (cluster.root / "gantryctld.log").read_text()
+        assert "switchlua: script loaded" in log
+        assert "top level of switch.lua" in log
+        refused = cluster.cli("sbatch", "--network=ib0", "--wrap", "true", check=False)
+        assert refused.returncode != 0
+        assert "--network=ib0: switch/lua job setup is not available yet" in refused.stderr
+        assert cluster.cli("squeue", "-h").stdout.strip() == ""
+    finally:
+        cluster.stop()
+        cluster.cleanup()
+
+
+def test_without_a_switch_plugin_network_is_kept_and_shown(cluster):
+    job_id = cluster.sbatch("--network=ib0", "--hold", "--wrap", "true")
+    assert "Network=ib0" in cluster.cli("scontrol", "show", "job", str(job_id)).stdout
+    cluster.cli("scancel", str(job_id))
