@@ -224,7 +224,8 @@ int main(int argc, char** argv) {
       .gpuLibrary = gantry::agent::stepGpuLibrarySettings(conf, *hardware, reportOptions),
       .jobScripts = {.prolog = conf.prolog,
                      .epilog = conf.epilog,
-                     .timeout = std::chrono::seconds(conf.prologEpilogTimeoutSec)}});
+                     .timeout = std::chrono::seconds(conf.prologEpilogTimeoutSec)},
+      .switchScript = conf.switchType == "switch/lua" ? fs::path(confDir) / "switch.lua" : fs::path()});
   // The controller's Reconfigure call (scontrol reconfigure) takes the
   // SIGHUP path below.
   gantry::agent::ReconfigureRequests reconfigures([] { kill(getpid(), SIGHUP); });

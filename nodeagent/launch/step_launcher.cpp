@@ -87,6 +87,7 @@ json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options, con
   spec.update(confinement.spec);
   if (!confinement.log.empty()) spdlog::info("{}", confinement.log);
   spec.update(stepGpuLibraryKeys(options.gpuLibrary, r));
+  if (!options.switchScript.empty()) spec["switch_script"] = options.switchScript.string();
   return spec;
 }
 

@@ -79,6 +79,9 @@ struct LauncherOptions {
   ConfinementSettings confinement;  // cgroup and resctrl keys of every spec.json
   StepGpuLibrarySettings gpuLibrary;  // which GPU library a step's launcher holds
   JobScripts jobScripts;            // Prolog, Epilog and their timeout
+  // SwitchType=switch/lua: switch.lua beside gantry.conf, which every
+  // step's launcher loads before it runs the step; empty: no switch plugin.
+  std::filesystem::path switchScript;
 };
 
 // Pure: which processes of step `stepId` a user's `signal` with `scope`

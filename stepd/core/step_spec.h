@@ -118,6 +118,9 @@ struct StepSpec {
   // instead of the stdout/stderr/stdin names.
   std::optional<IoSpec> io;
   std::string host_root = "/";
+  // SwitchType=switch/lua: the switch.lua to load before the step runs; a
+  // script that does not load fails the step. Empty: no switch plugin.
+  std::string switch_script;
 
   bool isBatch() const { return step_id == "batch"; }
   // The extern step without a command runs no task: it only holds the

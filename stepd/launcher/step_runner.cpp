@@ -22,6 +22,8 @@
 #include <optional>
 #include <vector>
 
+#include "common/switchlua/messages.h"
+#include "common/switchlua/script_load.h"
 #include "stepd/cgroup/control_files.h"
 #include "stepd/cgroup/device_filter.h"
 #include "stepd/cgroup/step_cgroup.h"
@@ -70,6 +72,7 @@ class StepRunner {
     auto spec = loadSpec();
     if (!spec) return finish(spec.error());
     spec_ = std::move(*spec);
+    if (auto s = loadSwitchScript(); !s) return finish(s.error());
     if (auto s = confine(); !s) return finish(s.error());
     // Held from before the first task until the step's end (finish()).
     if (auto hold = holdStepGpuLibrary(spec_.gpu_library ? &*spec_.gpu_library : nullptr,
@@ -100,6 +103,22 @@ class StepRunner {
     signal_fd_ = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
     if (signal_fd_ < 0) return Error{std::string("signalfd failed: ") + std::strerror(errno)};
     return okStatus();
+  }
+
+  // SwitchType=switch/lua: the launcher loads switch.lua when it starts, and
+  // a script that does not load fails the step before anything runs (the
+  // spec's "error: switch/lua:" line, then its fatal line, in stepd.log).
+  Status loadSwitchScript() {
+    if (spec_.switch_script.empty()) return okStatus();
+    auto sink = [this](switchlua::ScriptLogLevel level, const std::string& line) {
+      if (level == switchlua::ScriptLogLevel::Error) log_.error(line);
+      else log_.info(line);
+    };
+    auto loaded = switchlua::loadScript(spec_.switch_script, sink);
+    if (loaded) return okStatus();
+    log_.error(loaded.error());
+    log_.error(std::string(switchlua::kFatalLine));
+    return Error{loaded.error()};
   }
 
   Result<StepSpec> loadSpec() {

@@ -63,3 +63,26 @@ def test_without_a_switch_plugin_network_is_kept_and_shown(cluster):
     job_id = cluster.sbatch("--network=ib0", "--hold", "--wrap", "true")
     assert "Network=ib0" in cluster.cli("scontrol", "show", "job", str(job_id)).stdout
     cluster.cli("scancel", str(job_id))
+
+
+def test_a_step_whose_launcher_cannot_load_the_script_fails_before_it_runs(cluster_factory):
+    cluster = Cluster(extra_conf="SwitchType=switch/lua")
+    script = cluster.conf_dir / "switch.lua"
+    script.write_text("return slurm.SUCCESS\n")
+    try:
+        cluster.start()
+        marker = cluster.root / "ran"
+        # Each step's launcher loads the file afresh: an edit reaches the next step.
+        script.write_text("return 5\n")
+        job_id = cluster.sbatch("--wrap", f"touch {marker}")
+        assert cluster.wait_job(job_id) == "FAILED"
+        reason = cluster.job(job_id)["reason"]
+        assert "switch/lua:" in reason and "returned 5 on load" in reason, reason
+        assert not marker.exists(), "the step ran although switch.lua did not load"
+        script.write_text("slurm.log_info('loaded on the node')\nreturn slurm.SUCCESS\n")
+        ok = cluster.sbatch("--wrap", f"touch {marker}")
+        assert cluster.wait_job(ok) == "COMPLETED"
+        assert marker.exists()
+    finally:
+        cluster.stop()
+        cluster.cleanup()
