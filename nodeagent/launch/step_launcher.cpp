@@ -316,6 +316,12 @@ bool StepLauncher::leftoversRemain(const fs::path& stepDir) {
 void StepLauncher::acknowledge(const StepKey& key) {
   std::lock_guard lock(mutex_);
   std::error_code ec;
+  // The launcher's own log goes into the agent's before its directory does,
+  // as slurmstepd's lines go into slurmd's log.
+  std::ifstream stepLog(stepsDir() / key.dirName() / "stepd.log");
+  for (std::string line; std::getline(stepLog, line);) {
+    if (!line.empty()) spdlog::info("gantrystepd {}: {}", key.dirName(), line);
+  }
   fs::remove_all(stepsDir() / key.dirName(), ec);
   fs::remove_all(scriptsDir() / key.dirName(), ec);  // left by a gantrystepd that died
 }

@@ -79,6 +79,9 @@ def test_a_step_whose_launcher_cannot_load_the_script_fails_before_it_runs(clust
         reason = cluster.job(job_id)["reason"]
         assert "switch/lua:" in reason and "returned 5 on load" in reason, reason
         assert not marker.exists(), "the step ran although switch.lua did not load"
+        # The launcher's log lines reach the agent's log.
+        agent_log = (cluster.root / "gantryd-n1.log").read_text() + (cluster.root / "gantryd-n2.log").read_text()
+        assert "error: switch/lua:" in agent_log and FATAL in agent_log, agent_log[-2000:]
         script.write_text("slurm.log_info('loaded on the node')\nreturn slurm.SUCCESS\n")
         ok = cluster.sbatch("--wrap", f"touch {marker}")
         assert cluster.wait_job(ok) == "COMPLETED"
