@@ -4,7 +4,8 @@
 //
 // 1. One slurm_switch_job_start() call at a time, `calls` times: median and
 //    99th percentile from start() to the report.
-// 2. `burst` calls started at once: the time until the last report.
+// 2. `burst` calls started at once: the time the caller spent in start()
+//    for all of them (it only queues), and the time until the last report.
 //
 // The script is a small one of the usual shape (a table built from the job,
 // one log line). The helper is gantryswitchcall beside this program.
@@ -111,7 +112,7 @@ int main(int argc, char** argv) {
   auto started = Clock::now();
   size_t burstFailed = all.wait();
   auto ended = Clock::now();
-  std::printf("burst calls=%d start_all_ms=%.0f all_reported_ms=%.0f per_call_ms=%.2f failed=%zu\n", burst,
+  std::printf("burst calls=%d queue_all_ms=%.1f all_reported_ms=%.0f per_call_ms=%.2f failed=%zu\n", burst,
               ms(started - began), ms(ended - began), ms(ended - began) / burst, burstFailed);
 
   std::filesystem::remove_all(folder);

@@ -141,11 +141,44 @@ CallRunner::CallRunner(CallRunnerOptions options)
 CallRunner::~CallRunner() {
   std::unique_lock lock(mutex_);
   stopping_ = true;
-  for (auto& [id, handle] : calls_) handle.cancel();
+  for (auto& [id, call] : calls_) {
+    if (call.launched) {
+      call.handle.cancel();
+    } else {
+      call.killRequested = true;  // launch() drops it
+    }
+  }
   allEnded_.wait(lock, [this] { return calls_.empty(); });
 }
 
 RunnerCallId CallRunner::start(CallRequest request, CallDone done) {
+  RunnerCallId id = 0;
+  {
+    std::lock_guard lock(mutex_);
+    id = nextId_++;
+    calls_.emplace(id, Call{});
+  }
+  boost::asio::post(io_.executor(), [this, id, request = std::move(request), done = std::move(done)]() mutable {
+    launch(id, std::move(request), std::move(done));
+  });
+  return id;
+}
+
+// On the runner's thread, which is also where every completion callback
+// runs: none can come for this call before its handle is stored.
+void CallRunner::launch(RunnerCallId id, CallRequest request, CallDone done) {
+  bool killedBeforeStart = false;
+  {
+    std::lock_guard lock(mutex_);
+    killedBeforeStart = calls_.at(id).killRequested;
+  }
+  if (killedBeforeStart) {
+    CallReport report;
+    report.kind = CallReport::Kind::Cancelled;
+    report.detail = "killed on request before it started";
+    finished(id, std::move(report), done);
+    return;
+  }
   auto reader = std::make_shared<ChannelReader>();
   ProcessSpec spec;
   spec.argv = {helper_.string()};
@@ -168,8 +201,6 @@ RunnerCallId CallRunner::start(CallRequest request, CallDone done) {
     spec.argv = {};
   }
 
-  std::lock_guard lock(mutex_);
-  RunnerCallId id = nextId_++;
   auto whenReaped = [this, id, reader, order, orderError, done = std::move(done)](ProcessOutcome outcome) {
     CallEnd end = endOf(outcome);
     if (order < 0) end.startError = std::string("cannot write the call's order: ") + std::strerror(orderError);
@@ -186,15 +217,25 @@ RunnerCallId CallRunner::start(CallRequest request, CallDone done) {
     report.pid = outcome.pid;
     finished(id, std::move(report), done);
   };
-  calls_.emplace(id, runProcess(io_.executor(), std::move(spec), std::move(whenReaped)));
+  ProcessHandle handle = runProcess(io_.executor(), std::move(spec), std::move(whenReaped));
   if (order >= 0) close(order);  // the child has its own copy now
-  return id;
+
+  std::lock_guard lock(mutex_);
+  Call& call = calls_.at(id);
+  call.handle = handle;
+  call.launched = true;
+  if (call.killRequested) handle.cancel();
 }
 
 void CallRunner::kill(RunnerCallId id) {
   std::lock_guard lock(mutex_);
   auto call = calls_.find(id);
-  if (call != calls_.end()) call->second.cancel();
+  if (call == calls_.end()) return;
+  if (call->second.launched) {
+    call->second.handle.cancel();
+  } else {
+    call->second.killRequested = true;
+  }
 }
 
 size_t CallRunner::running() const {

@@ -22,7 +22,9 @@
 // which the lifecycle handles.
 //
 // Threads: start(), kill() and running() may be called from any thread and
-// never wait for a call. `done` runs once per call, on the runner's one
+// never wait for a call: start() only queues it, and the fork happens on
+// the runner's thread, so even the fork of a large controller costs the
+// caller nothing. `done` runs once per call, on the runner's one
 // I/O thread (never on the caller's), and may call start() and kill(); it
 // must not destroy the runner. The destructor kills every call still
 // running, reaps it and drops its report (the owner is going away); it
@@ -79,8 +81,8 @@ class CallRunner {
   CallRunner(const CallRunner&) = delete;
   CallRunner& operator=(const CallRunner&) = delete;
 
-  // Starts the call and returns at once (after the fork). Never fails: a
-  // call that cannot start (no descriptor left, no helper, a uid that
+  // Queues the call and returns at once; the runner's thread starts it.
+  // Never fails: a call that cannot start (no descriptor left, no helper, a uid that
   // cannot be taken) is reported through `done` as StartFailed.
   RunnerCallId start(CallRequest request, CallDone done);
   // Kills the call's process group; its report says Cancelled unless its
@@ -92,12 +94,21 @@ class CallRunner {
   const std::filesystem::path& helper() const { return helper_; }
 
  private:
+  // A call from start() to its report. `handle` is set once the process
+  // is made (on the runner's thread); a kill() before that is remembered.
+  struct Call {
+    ProcessHandle handle{};
+    bool launched = false;
+    bool killRequested = false;
+  };
+
+  void launch(RunnerCallId id, CallRequest request, CallDone done);
   void finished(RunnerCallId id, CallReport report, const CallDone& done);
 
   std::filesystem::path helper_;
   mutable std::mutex mutex_;
   std::condition_variable allEnded_;
-  std::unordered_map<RunnerCallId, ProcessHandle> calls_;
+  std::unordered_map<RunnerCallId, Call> calls_;
   RunnerCallId nextId_ = 1;
   bool stopping_ = false;
   IoThread io_;  // last: its thread stops first, after the destructor reaped every call
