@@ -7,6 +7,10 @@
 // 2. `burst` calls started at once: the time the caller spent in start()
 //    for all of them (it only queues), and the time until the last report.
 //
+// 3. `burst` calls held in flight at once (each waits at a FIFO until
+//    released): the time until all run, the descriptors the runner's
+//    process holds then, and the time from the release to the last report.
+//
 // The script is a small one of the usual shape (a table built from the job,
 // one log line). The helper is gantryswitchcall beside this program.
 //
@@ -20,6 +24,9 @@
 #include <fstream>
 #include <mutex>
 #include <string>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -74,6 +81,25 @@ CallRequest request(const std::filesystem::path& script) {
           .gid = getgid(), .timeout = std::chrono::seconds(120)};
 }
 
+// slurm_switch_job_start() that first waits for a byte at `gate`.
+std::string heldScript(const std::filesystem::path& gate, const std::filesystem::path& marks) {
+  return "function slurm_switch_job_start(job)\n"
+         "  local gate = io.open('" + gate.string() + "', 'r+') gate:setvbuf('no')\n"
+         "  io.open('" + marks.string() + "/' .. job.sluid, 'w'):close()\n"
+         "  gate:read(1)\n"
+         "  return slurm.SUCCESS, {vni = job.job_id}\n"
+         "end\n";
+}
+
+size_t entriesIn(const std::filesystem::path& folder) {
+  size_t count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    (void)entry;
+    ++count;
+  }
+  return count;
+}
+
 bool answered(const CallReport& report) {
   return report.kind == CallReport::Kind::Reported && report.result.number == 0.0;
 }
@@ -115,6 +141,32 @@ int main(int argc, char** argv) {
   std::printf("burst calls=%d queue_all_ms=%.1f all_reported_ms=%.0f per_call_ms=%.2f failed=%zu\n", burst,
               ms(started - began), ms(ended - began), ms(ended - began) / burst, burstFailed);
 
+  auto gate = std::filesystem::path(folder) / "gate";
+  auto marks = std::filesystem::path(folder) / "running";
+  std::filesystem::create_directory(marks);
+  mkfifo(gate.c_str(), 0600);
+  auto held = std::filesystem::path(folder) / "held.lua";
+  std::ofstream(held) << heldScript(gate, marks);
+  Countdown released(static_cast<size_t>(burst));
+  began = Clock::now();
+  for (int i = 0; i < burst; ++i) {
+    CallRequest call = request(held);
+    call.arguments = {R"({"job_id": )" + std::to_string(i) + R"(, "sluid": "s)" + std::to_string(i) + "\"}"};
+    runner.start(std::move(call), [&released](CallReport report) { released.done(answered(report)); });
+  }
+  while (entriesIn(marks) < static_cast<size_t>(burst)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  auto allRunning = Clock::now();
+  size_t descriptors = entriesIn("/proc/self/fd");
+  int opened = open(gate.c_str(), O_RDWR | O_CLOEXEC);
+  std::string bytes(static_cast<size_t>(burst), 'g');
+  auto releasedAt = Clock::now();
+  if (opened < 0 || write(opened, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) return 1;
+  size_t heldFailed = released.wait();
+  auto heldEnded = Clock::now();
+  close(opened);
+  std::printf("in_flight calls=%d all_running_ms=%.0f descriptors=%zu release_to_all_reported_ms=%.0f failed=%zu\n",
+              burst, ms(allRunning - began), descriptors, ms(heldEnded - releasedAt), heldFailed);
+
   std::filesystem::remove_all(folder);
-  return failed + burstFailed == 0 ? 0 : 1;
+  return failed + burstFailed + heldFailed == 0 ? 0 : 1;
 }

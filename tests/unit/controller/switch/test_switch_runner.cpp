@@ -2,7 +2,9 @@
 // process looks like from inside, and that nothing of a call outlives it.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -303,10 +305,20 @@ TEST_CASE("kill() right after start() ends the call, started or not", "[switch][
   }
 }
 
-TEST_CASE("200 calls at once all report, each its own answer", "[switch][runner]") {
+TEST_CASE("200 calls in flight at once all report, each its own answer", "[switch][runner]") {
   ScriptFolder folder;
+  auto gate = folder.path("gate");
+  REQUIRE(mkfifo(gate.c_str(), 0666) == 0);
+  // Each call opens the gate (read-write: it does not wait for a writer),
+  // marks that it runs, and waits for a byte, so that every call is in
+  // flight before any ends.
   auto script = folder.write("switch.lua",
-                             "function slurm_switch_job_start(job) return slurm.SUCCESS, {id = job.job_id} end");
+                             "function slurm_switch_job_start(job)\n"
+                             "  local gate = io.open('" + gate.string() + "', 'r+') gate:setvbuf('no')\n"
+                             "  io.open('" + folder.path("running-").string() + "' .. job.job_id, 'w'):close()\n"
+                             "  gate:read(1)\n"
+                             "  return slurm.SUCCESS, {id = job.job_id}\n"
+                             "end\n");
   Reports reports;
   auto runner = makeRunner();
   const int calls = 200;
@@ -316,7 +328,24 @@ TEST_CASE("200 calls at once all report, each its own answer", "[switch][runner]
   }
   // start() only queues: the forks happen on the runner's thread.
   CHECK(Clock::now() - began < 250ms);
-  REQUIRE(reports.waitFor(calls, 60s));
+
+  auto inFlight = [&] {
+    int marks = 0;
+    for (int i = 0; i < calls; ++i) marks += std::filesystem::exists(folder.path("running-" + std::to_string(5000 + i)));
+    return marks;
+  };
+  for (auto until = Clock::now() + 60s; inFlight() < calls && Clock::now() < until;) std::this_thread::sleep_for(20ms);
+  REQUIRE(inFlight() == calls);
+  CHECK(reports.size() == 0);
+  CHECK(runner.running() == static_cast<size_t>(calls));
+
+  int opened = ::open(gate.c_str(), O_RDWR | O_CLOEXEC);
+  REQUIRE(opened >= 0);
+  std::string bytes(calls, 'g');
+  REQUIRE(::write(opened, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+  bool all = reports.waitFor(calls, 60s);
+  ::close(opened);
+  REQUIRE(all);
   for (int i = 0; i < calls; ++i) {
     auto report = reports.at(i);
     REQUIRE(report.kind == Kind::Reported);
