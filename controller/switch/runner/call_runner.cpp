@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <cerrno>
 #include <cstring>
@@ -26,9 +27,12 @@ class ChannelReader {
  public:
   void take(std::string_view chunk) {
     if (broken_) return;
+    // Only the new bytes can hold a newline not seen yet: a long line is
+    // not searched again with every chunk.
+    const size_t unseen = pending_.size();
     pending_.append(chunk);
     size_t start = 0;
-    for (size_t end; (end = pending_.find('\n', start)) != std::string::npos; start = end + 1) {
+    for (size_t end; (end = pending_.find('\n', std::max(start, unseen))) != std::string::npos; start = end + 1) {
       handle(std::string_view(pending_).substr(start, end - start));
     }
     pending_.erase(0, start);

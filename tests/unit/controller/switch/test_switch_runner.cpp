@@ -262,6 +262,34 @@ TEST_CASE("a call's log lines come back in order, with their levels", "[switch][
   CHECK(report.log[3].line == prefix + "done\t3");
 }
 
+TEST_CASE("a large dictionary comes back whole, over many reads of the channel", "[switch][runner]") {
+  auto report = runScript(
+      "function slurm_switch_job_start(job)\n"
+      "  local ports = {}\n"
+      "  for i = 1, 21000 do ports[i] = string.format('port-%05d-of-switch-17', i) end\n"
+      "  return slurm.SUCCESS, {ports = ports}\n"
+      "end\n");
+  REQUIRE(report.kind == Kind::Reported);
+  REQUIRE(report.result.dictionary == DictionaryStatus::Present);
+  auto ports = nlohmann::json::parse(report.result.dictionaryJson)["ports"];
+  REQUIRE(ports.size() == 21000);
+  CHECK(ports[20999] == "port-21000-of-switch-17");
+}
+
+TEST_CASE("a call that logs past its share has the rest counted, not kept", "[switch][runner]") {
+  auto report = runScript(
+      "function slurm_switch_job_start(job)\n"
+      "  local filler = string.rep('x', 1000)\n"
+      "  for i = 1, 5000 do slurm.log_debug('%d %s', i, filler) end\n"
+      "  return slurm.SUCCESS, nil\n"
+      "end\n");
+  REQUIRE(report.kind == Kind::Reported);
+  REQUIRE(report.log.size() > 1000);
+  CHECK(report.log.size() < 5000);
+  CHECK(report.log.back().level == ScriptLogLevel::Error);
+  CHECK_THAT(report.log.back().line, Catch::Contains("more lines of this call were dropped"));
+}
+
 TEST_CASE("lines logged before a timeout still come back", "[switch][runner]") {
   auto report = runScript("function slurm_switch_job_start(job) slurm.log_verbose('waiting on fm-4') while true do end end",
                           {}, 300ms);
