@@ -64,3 +64,11 @@ TEST_CASE("a channel line that is no message is refused", "[switch][runner]") {
   CHECK_FALSE(decodeChannelLine("garbage"));
   CHECK_FALSE(decodeChannelLine(R"({"log": 99, "line": "x"})"));
 }
+
+TEST_CASE("bytes that are not UTF-8 in a log line come back replaced, not lost", "[switch][runner]") {
+  std::string line = encodeLogLine(ScriptLogLevel::Info, "switch/lua: f: raw \xff byte");
+  line.pop_back();
+  auto back = decodeChannelLine(line);
+  REQUIRE(back);
+  CHECK(std::get<channel::LogLine>(*back).line == "switch/lua: f: raw \xEF\xBF\xBD byte");
+}
