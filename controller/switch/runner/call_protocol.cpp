@@ -81,7 +81,11 @@ CallResult resultOf(const json& in) {
 std::string encodeOrder(const CallOrder& order) {
   json arguments = json::array();
   for (const auto& argument : order.arguments) arguments.push_back(argument ? json(*argument) : json(nullptr));
-  return line({{"script", order.script.string()}, {"function", order.function}, {"arguments", arguments}});
+  json out = {{"script", order.script.string()}, {"function", order.function}, {"arguments", arguments}};
+  if (order.runAs) {
+    out["run_as"] = {{"uid", order.runAs->uid}, {"gid", order.runAs->gid}, {"groups", order.runAs->groups}};
+  }
+  return line(out);
 }
 
 Result<CallOrder> decodeOrder(std::string_view text) {
@@ -96,6 +100,11 @@ Result<CallOrder> decodeOrder(std::string_view text) {
       } else {
         order.arguments.emplace_back(argument.get<std::string>());
       }
+    }
+    if (auto runAs = in.find("run_as"); runAs != in.end()) {
+      order.runAs = CallIdentity{.uid = runAs->at("uid").get<uint32_t>(),
+                                 .gid = runAs->at("gid").get<uint32_t>(),
+                                 .groups = runAs->at("groups").get<std::vector<uint32_t>>()};
     }
     return order;
   } catch (const std::exception& e) {

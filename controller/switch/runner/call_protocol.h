@@ -10,6 +10,9 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <vector>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -20,10 +23,20 @@
 
 namespace gantry::interconnect {
 
+// Who the helper becomes before it loads the script. It starts as the
+// runner's user (root) so that it can always be executed and read its
+// order, and switches here (supplementary groups, then gid, then uid).
+struct CallIdentity {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::vector<uint32_t> groups;  // empty: none
+};
+
 struct CallOrder {
   std::filesystem::path script;
   std::string function;
   switchlua::CallArguments arguments;
+  std::optional<CallIdentity> runAs;  // absent: stay as started
 };
 
 std::string encodeOrder(const CallOrder& order);

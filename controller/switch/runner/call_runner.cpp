@@ -97,7 +97,12 @@ class ChannelReader {
 int orderFile(const CallRequest& request) {
   int fd = memfd_create("gantry-switch-call-order", MFD_CLOEXEC);
   if (fd < 0) return -1;
-  std::string text = encodeOrder({request.script, request.function, request.arguments});
+  CallOrder order{request.script, request.function, request.arguments, std::nullopt};
+  if (geteuid() == 0) {
+    order.runAs = CallIdentity{.uid = request.uid, .gid = request.gid,
+                               .groups = std::vector<uint32_t>(request.groups.begin(), request.groups.end())};
+  }
+  std::string text = encodeOrder(order);
   for (size_t done = 0; done < text.size();) {
     ssize_t wrote = write(fd, text.data() + done, text.size() - done);
     if (wrote < 0 && errno == EINTR) continue;
@@ -191,7 +196,8 @@ void CallRunner::launch(RunnerCallId id, CallRequest request, CallDone done) {
   spec.stderrTo = OutputTarget::discard();
   spec.timeout = request.timeout;
   spec.killGrace = std::chrono::milliseconds(0);  // a kill is SIGKILL at once
-  if (geteuid() == 0) spec.runAs = RunAs{request.uid, request.gid, request.groups};
+  // The helper starts as we are and switches to the request's ids itself
+  // (CallOrder::runAs): it needs no permission on the folder it lives in.
   spec.onOutput = [reader](OutputStream stream, std::string_view chunk) {
     if (stream == OutputStream::Stdout) reader->take(chunk);
   };

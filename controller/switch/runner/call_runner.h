@@ -6,7 +6,8 @@
 // Each call execs the helper program gantryswitchcall in a new process
 // group, with standard input, output and error on /dev/null while the
 // script runs, no descriptor of ours but its result channel, and, when we
-// are root, the request's uid, gid and groups. The helper loads the script
+// are root, the request's uid, gid and groups (the helper switches to them
+// itself before the script loads). The helper loads the script
 // into a fresh Lua state for that call alone (common/switchlua), calls the
 // function and sends back the lines logged and the result. When the call
 // ends, however it ends, its process group is killed with SIGKILL, so

@@ -1,15 +1,19 @@
 // gantryswitchcall: runs one switch.lua call for the controller's
 // CallRunner, in the process the runner made for it (a process group of
-// its own, already running as SlurmUser).
+// its own). It switches to SlurmUser's ids from its order before the
+// script loads.
 //
 // Standard input holds the order (call_protocol.h); standard output is the
 // result channel. Both are moved aside before the script runs, so that the
 // script, and whatever it starts, finds /dev/null on all three.
 #include <fcntl.h>
 #include <signal.h>
+#include <grp.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
+#include <vector>
 #include <string>
 
 #include "common/switchlua/script_call.h"
@@ -64,6 +68,16 @@ int main() {
   if (!order) {
     writeAll(channel, interconnect::encodeOrderError(order.error()));
     endCall();
+  }
+  if (order->runAs) {
+    const interconnect::CallIdentity& id = *order->runAs;
+    std::vector<gid_t> groups(id.groups.begin(), id.groups.end());
+    if (setgroups(groups.size(), groups.empty() ? nullptr : groups.data()) != 0 || setgid(id.gid) != 0 ||
+        setuid(id.uid) != 0 || getuid() != id.uid || geteuid() != id.uid || getgid() != id.gid) {
+      writeAll(channel, interconnect::encodeOrderError("cannot run as uid " + std::to_string(id.uid) + " gid " +
+                                                       std::to_string(id.gid) + ": " + std::strerror(errno)));
+      endCall();
+    }
   }
   auto sink = [channel](switchlua::ScriptLogLevel level, std::string line) {
     writeAll(channel, interconnect::encodeLogLine(level, line));

@@ -16,6 +16,20 @@ TEST_CASE("an order reads back as it was written", "[switch][runner]") {
   CHECK(back->arguments == order.arguments);
 }
 
+TEST_CASE("an order carries the identity the helper switches to, or none", "[switch][runner]") {
+  CallOrder order{"/etc/gantry/switch.lua", "slurm_switch_job_start", {std::nullopt}, std::nullopt};
+  auto plain = decodeOrder(encodeOrder(order));
+  REQUIRE(plain.ok());
+  CHECK_FALSE(plain->runAs.has_value());
+  order.runAs = CallIdentity{.uid = 4321, .gid = 987, .groups = {11, 12}};
+  auto back = decodeOrder(encodeOrder(order));
+  REQUIRE(back.ok());
+  REQUIRE(back->runAs.has_value());
+  CHECK(back->runAs->uid == 4321);
+  CHECK(back->runAs->gid == 987);
+  CHECK(back->runAs->groups == std::vector<uint32_t>{11, 12});
+}
+
 TEST_CASE("an order that is not one is refused with what is wrong", "[switch][runner]") {
   CHECK_THAT(decodeOrder("not json").error(), Catch::StartsWith("switch call order: "));
   CHECK_THAT(decodeOrder(R"({"script": "/x"})").error(), Catch::Contains("function"));
