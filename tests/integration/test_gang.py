@@ -187,3 +187,38 @@ def test_reconfigure_applies_a_new_oversubscribe_and_says_the_slice_needs_a_rest
     assert "SchedulerTimeSlice changed from 5 to 45 s; it needs restart" in log
     for job_id in (first, second):
         cluster.cli("scancel", str(job_id))
+
+
+def test_users_cannot_move_gang_jobs_through_the_rotation(two_users, cluster_factory):
+    owner, other = two_users
+    cluster = gang_cluster(cluster_factory)
+    shared = cluster.root / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+
+    def submit(user):
+        out = cluster.cli("sbatch", "--parsable", "-N2", "-n4", "--mem=100", "-o", str(shared / "job-%j.out"),
+                          "--wrap", "sleep 300", user=user, cwd=shared).stdout
+        return int(out.strip().split(";")[0])
+
+    first = submit(owner)
+    wait_for(lambda: states(cluster, first) == "R", what="the first job to run")
+    second = submit(owner)
+    wait_for(lambda: states(cluster, first, second) == "RS", what="the second job to start suspended")
+    # Neither the owner nor another user may resume a job out of its turn,
+    # or suspend the running one to give the CPUs away; nobody but the
+    # owner may cancel it.
+    for user in (owner, other):
+        for action, job_id in (("resume", second), ("suspend", first)):
+            refused = cluster.cli("scontrol", action, str(job_id), user=user, check=False)
+            assert refused.returncode != 0 and "permission denied" in refused.stderr.lower(), refused.stderr
+    refused = cluster.cli("scancel", str(second), user=other, check=False)
+    assert refused.returncode != 0 and "permission" in refused.stderr.lower()
+    assert states(cluster, first, second) == "RS"
+    assert cluster.job(second)["reason"] == "GangTimeslice"
+    # The owner may end their own suspended job; the other then runs on.
+    cluster.cli("scancel", str(second), user=owner)
+    assert cluster.wait_job(second) == "CANCELLED"
+    time.sleep(SLICE + 1)
+    assert states(cluster, first) == "R"
+    cluster.cli("scancel", str(first))
