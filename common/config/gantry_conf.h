@@ -57,6 +57,13 @@ struct PartitionConf {
   int64_t maxTimeMinutes = -1, defaultTimeMinutes = -1;  // -1 INFINITE / unset
   OverSubscribeMode overSubscribe = OverSubscribeMode::No;
   int overSubscribeCount = 1;  // jobs per resource; 4 for YES/FORCE without a count
+  // How many jobs may share one CPU here: N for FORCE:N and YES:N (YES
+  // only for jobs that ask -s), 1 otherwise. Above 1 the partition is
+  // timesliced under gang scheduling.
+  int cpuSharers() const {
+    bool shares = overSubscribe == OverSubscribeMode::Force || overSubscribe == OverSubscribeMode::Yes;
+    return shares && overSubscribeCount > 1 ? overSubscribeCount : 1;
+  }
   std::string preemptMode;
   int priorityTier = 1;
   std::string state = "UP";  // UP, DOWN, DRAIN, INACTIVE

@@ -20,9 +20,7 @@ void CoreState::rebuildPartitions() {
     // FORCE:N shares CPUs between up to N jobs of the partition, YES:N
     // between its -s/--oversubscribe jobs (Request::mayShare), with or
     // without gang scheduling (which then timeslices them), as Slurm does.
-    bool shares = partition.overSubscribe == config::OverSubscribeMode::Force ||
-                  partition.overSubscribe == config::OverSubscribeMode::Yes;
-    view.overSubscribe = shares && partition.overSubscribeCount > 1 ? partition.overSubscribeCount : 1;
+    view.overSubscribe = partition.cpuSharers();
     view.shareGroup = shareGroupOf(partition.name);
     partitionViews[partition.name] = std::move(view);
   }

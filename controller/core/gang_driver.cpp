@@ -28,11 +28,7 @@ gang::Resolution resolutionOf(const config::GantryConf& conf) {
 
 // Partitions whose jobs may share CPUs: every job of FORCE:N, the
 // -s/--oversubscribe jobs of YES:N.
-bool timesliced(const config::PartitionConf& partition) {
-  bool shares = partition.overSubscribe == config::OverSubscribeMode::Force ||
-                partition.overSubscribe == config::OverSubscribeMode::Yes;
-  return shares && partition.overSubscribeCount > 1;
-}
+bool timesliced(const config::PartitionConf& partition) { return partition.cpuSharers() > 1; }
 
 std::vector<int> capacities(const select::Cluster& cluster, gang::Resolution resolution) {
   std::vector<int> capacity(cluster.nodeCount(), 1);
