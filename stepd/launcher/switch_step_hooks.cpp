@@ -15,8 +15,8 @@ SwitchStepHooks::SwitchStepHooks(const StepSpec& spec, switchlua::LogSink sink)
   StepInfoArgument stepinfo = stepInfoArgument(spec.switch_stepinfo);
   stepinfo_ = std::move(stepinfo.json);
   if (!stepinfo_) {
-    sink_(switchlua::ScriptLogLevel::Error, "switch/lua: the stepinfo of JobId=" + std::to_string(spec.job_id) +
-                                                " is nil: " + stepinfo.problem);
+    sink_(switchlua::ScriptLogLevel::Error,
+          "switch/lua: the stepinfo of JobId=" + std::to_string(spec.job_id) + " is nil: " + stepinfo.problem);
   }
 }
 
