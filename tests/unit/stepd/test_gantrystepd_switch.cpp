@@ -266,3 +266,15 @@ TEST_CASE("the step functions get the step table and the job's stepinfo, or nil 
     CHECK(logHas(step, "sluid=" + sluid + " vni=4096"));
   }
 }
+
+TEST_CASE("an environment from step_init that is not a table is logged and sets nothing", "[stepd][exe][switch]") {
+  StepDir step;
+  json spec = switchSpec(step, "8", "function slurm_switch_step_init() return 0, 'FABRIC_PLANE=green' end\n");
+  spec["argv"] = {"sh", "-c", "echo plane=${FABRIC_PLANE-unset} > " + (step.work() / "ran").string()};
+  step.start(spec);
+  json result = step.finish();
+  CHECK(result["exit_code"] == 0);
+  CHECK(slurp(step.work() / "ran") == "plane=unset\n");
+  CHECK(logHas(step, "error: switch/lua: slurm_switch_step_init: the second value is a string, not a table; "
+                     "no environment is set"));
+}
