@@ -228,6 +228,7 @@ void ControllerCore::forgetOldJobs() {
     // says what to run again after a restart).
     bool switchBusy = job.network && (interconnect::hasOutstandingCalls(*job.network) || !job.switchHeldNodes.empty());
     if (isEnded(job.state) && job.endTime + keep < t && !switchBusy) {
+      std::erase_if(setupSnapshots_, [id = it->first](const auto& entry) { return entry.first.first == id; });
       it = state_.jobs.erase(it);
     } else {
       ++it;
