@@ -161,6 +161,10 @@ void ControllerCore::recover(const store::Snapshot& snapshot) {
     uint64_t id = job.id;
     auto [it, inserted] = state_.jobs.emplace(id, std::move(job));
     JobRecord& record = it->second;
+    if (stored.has_switch_state() && !record.network) {
+      spdlog::error("job {}: its stored switch/lua state cannot be read back; none of its switch calls runs again",
+                    id);
+    }
     record.allocation.owner.shareGroup = shareGroupFor(record);
     if (!isEnded(record.state) && record.state != JobState::Pending) {
       // Re-attach: the job keeps running on its agents; hold its resources
