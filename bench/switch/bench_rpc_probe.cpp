@@ -10,9 +10,9 @@
 //       after another, P ms apart. Each call goes through the controller
 //       core's strand, so a core kept busy by something else shows here.
 //       Prints the percentiles of one call in microseconds.
-//   bench_rpc_probe release --conf-dir DIR --first A --last B
-//       Releases the held jobs A..B (one ReleaseJob each), so they all reach
-//       the scheduler together.
+//   bench_rpc_probe release --conf-dir DIR --first A --last B [--threads T]
+//       Releases the held jobs A..B (one ReleaseJob each, from T threads),
+//       so they reach the scheduler together.
 //   bench_rpc_probe states  --conf-dir DIR
 //       The number of active jobs in each state, one "STATE=N" per line.
 //
@@ -144,18 +144,25 @@ int latency(Connection& c, uint64_t jobId, int calls, int pauseMs) {
   return failures == 0 ? 0 : 1;
 }
 
-int release(Connection& c, uint64_t first, uint64_t last) {
-  int failures = 0;
+int release(Connection& c, uint64_t first, uint64_t last, int threads) {
+  std::atomic<uint64_t> next{first};
+  std::atomic<int> failures{0};
   auto start = Clock::now();
-  for (uint64_t id = first; id <= last; ++id) {
-    gantry::v1::JobActionRequest request;
-    request.set_job_id(id);
-    auto context = gantry::rpc::makeCallContext(*c.authenticator);
-    gantry::v1::JobActionResponse response;
-    if (!context || !c.stub->ReleaseJob(context->get(), request, &response).ok()) ++failures;
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&] {
+      for (uint64_t id = next++; id <= last; id = next++) {
+        gantry::v1::JobActionRequest request;
+        request.set_job_id(id);
+        auto context = gantry::rpc::makeCallContext(*c.authenticator);
+        gantry::v1::JobActionResponse response;
+        if (!context || !c.stub->ReleaseJob(context->get(), request, &response).ok()) ++failures;
+      }
+    });
   }
-  std::printf("released=%llu failures=%d seconds=%.3f\n", static_cast<unsigned long long>(last - first + 1), failures,
-              std::chrono::duration<double>(Clock::now() - start).count());
+  for (auto& w : workers) w.join();
+  std::printf("released=%llu failures=%d seconds=%.3f\n", static_cast<unsigned long long>(last - first + 1),
+              failures.load(), std::chrono::duration<double>(Clock::now() - start).count());
   return failures == 0 ? 0 : 1;
 }
 
@@ -212,12 +219,13 @@ int main(int argc, char** argv) {
   auto* releaseCmd = app.get_subcommand("release");
   releaseCmd->add_option("--first", first)->required();
   releaseCmd->add_option("--last", last)->required();
+  releaseCmd->add_option("--threads", threads);
   CLI11_PARSE(app, argc, argv);
 
   Connection connection;
   if (!connect(confDir, connection)) return 1;
   if (submitCmd->parsed()) return submit(connection, jobs, network, memMb, threads, hold);
-  if (releaseCmd->parsed()) return release(connection, first, last);
+  if (releaseCmd->parsed()) return release(connection, first, last, threads);
   if (latencyCmd->parsed()) return latency(connection, jobId, calls, pauseMs);
   return states(connection);
 }
