@@ -54,7 +54,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "integration"))
 
-from gantry_cluster import BUILD, Cluster, process_alive, wait_for  # noqa: E402
+from gantry_cluster import BUILD, Cluster, wait_for  # noqa: E402
 
 PROBE = BUILD / "bin" / "bench_rpc_probe"
 HELPER_COMM = "gantryswitchcall"[:15]  # /proc/PID/comm keeps 15 characters
@@ -145,6 +145,7 @@ def setups_in_flight(args):
         ctld = cluster.ctld.pid
         target = cluster.sbatch("--hold", "--wrap", "true")  # the job the probe asks about
 
+        idle_descriptors = len(os.listdir(f"/proc/{ctld}/fd"))
         idle = latency(cluster, target, args.calls)
         sub = fields(probe(cluster, "submit", "--jobs", str(args.jobs), "--network", "bench", "--mem", "16",
                            "--hold"))
@@ -174,6 +175,7 @@ def setups_in_flight(args):
         to_configuring = time.monotonic() - t0
         ramp_thread.join()
         calls_seen = len(helper_pids(ctld))
+        descriptors = len(os.listdir(f"/proc/{ctld}/fd"))
         in_flight = latency(cluster, target, args.calls)
         in_flight_again = latency(cluster, target, args.calls)
         calls_after = len(helper_pids(ctld))
@@ -182,6 +184,7 @@ def setups_in_flight(args):
               f"first release")
         print(f"  gantryswitchcall processes under gantryctld: {calls_seen} before the in-flight probes, "
               f"{calls_after} after them")
+        print(f"  descriptors open in gantryctld: {idle_descriptors} idle, {descriptors} in flight")
         print("  ListJobs of one job, over gRPC, one call every 5 ms:")
         show("idle", idle)
         show("queued", queued)
