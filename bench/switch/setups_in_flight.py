@@ -107,6 +107,19 @@ def helper_pids(parent_pid):
     return pids
 
 
+def cpu_seconds(pid):
+    """User and system CPU time of one process so far."""
+    text = Path(f"/proc/{pid}/stat").read_text()
+    rest = text[text.rindex(")") + 2:].split()
+    return (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy_seconds():
+    """CPU time the whole machine has spent busy (not idle or waiting)."""
+    ticks = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def log_times(log, pattern):
     """{job id: first timestamp} of the controller log lines matching `pattern`
     (a regex with one group, the job id)."""
@@ -157,6 +170,7 @@ def setups_in_flight(args):
         # calls forked.
         ramp = {}
         ramp_thread = threading.Thread(target=lambda: ramp.update(latency(cluster, target, args.calls)))
+        ctld_cpu, busy = cpu_seconds(ctld), machine_busy_seconds()
         t0 = time.monotonic()
         ramp_thread.start()
         probe(cluster, "release", "--first", str(first), "--last", str(last))
@@ -174,6 +188,7 @@ def setups_in_flight(args):
             raise
         to_configuring = time.monotonic() - t0
         ramp_thread.join()
+        ramp_ctld_cpu, ramp_busy = cpu_seconds(ctld) - ctld_cpu, machine_busy_seconds() - busy
         calls_seen = len(helper_pids(ctld))
         descriptors = len(os.listdir(f"/proc/{ctld}/fd"))
         in_flight = latency(cluster, target, args.calls)
@@ -184,6 +199,8 @@ def setups_in_flight(args):
               f"first release")
         print(f"  gantryswitchcall processes under gantryctld: {calls_seen} before the in-flight probes, "
               f"{calls_after} after them")
+        print(f"  CPU time during the ramp ({to_configuring:.2f} s on {os.cpu_count()} CPUs): the machine "
+              f"{ramp_busy:.2f} s, of which gantryctld {ramp_ctld_cpu:.2f} s")
         print(f"  descriptors open in gantryctld: {idle_descriptors} idle, {descriptors} in flight")
         print("  ListJobs of one job, over gRPC, one call every 5 ms:")
         show("idle", idle)
