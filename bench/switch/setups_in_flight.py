@@ -19,7 +19,7 @@ bench_rpc_probe, 5 ms apart:
 - in flight: every job CONFIGURING, one job_start call process each.
 
 It prints the percentiles, the ratio in flight / idle (the issue's
-requirement is at most 2x), the time from the release until every job was
+requirement is at most 2x; the exit status judges the median), the time from the release until every job was
 CONFIGURING, and the call processes counted under gantryctld. Then it
 cancels the jobs, opens the FIFO so the calls return, and checks that no
 call process is left.
@@ -35,8 +35,9 @@ it (Slurm 22.05 in Debian 12 has none) there is nothing to compare with,
 and the output says so.
 
 Usage (as root, after scripts/build.sh):
-  setups_in_flight.py [--jobs 1000] [--nodes 4] [--cpus 256] [--calls 300]
-                      [--timeout 4] [--timeout-jobs 8]
+  setups_in_flight.py [--jobs 1000] [--nodes 4] [--cpus 256] [--calls 1000]
+                      [--ramp-calls 250] [--timeout 4] [--timeout-jobs 8]
+                      [--skip inflight|timeout]
 """
 
 import argparse
@@ -169,7 +170,7 @@ def setups_in_flight(args):
         # The ramp: the probe runs while the jobs are released and their
         # calls forked.
         ramp = {}
-        ramp_thread = threading.Thread(target=lambda: ramp.update(latency(cluster, target, args.calls)))
+        ramp_thread = threading.Thread(target=lambda: ramp.update(latency(cluster, target, args.ramp_calls)))
         ctld_cpu, busy = cpu_seconds(ctld), machine_busy_seconds()
         t0 = time.monotonic()
         ramp_thread.start()
@@ -209,10 +210,11 @@ def setups_in_flight(args):
         show("in flight", in_flight)
         show("again", in_flight_again)
         worst = max(in_flight, in_flight_again, key=lambda r: r["p50_us"])
-        p50 = worst["p50_us"] / idle["p50_us"]
-        p99 = worst["p99_us"] / idle["p99_us"]
-        print(f"  in flight / idle: p50 {p50:.2f}x, p99 {p99:.2f}x (the worse of the two in-flight runs; "
-              f"required: within 2x) -> {'ok' if p50 <= 2.0 else 'OVER 2x'}")
+        p50, p95, p99 = (worst[f"{p}_us"] / idle[f"{p}_us"] for p in ("p50", "p95", "p99"))
+        print(f"  in flight / idle: p50 {p50:.2f}x, p95 {p95:.2f}x, p99 {p99:.2f}x (the in-flight run with the "
+              f"higher median; required: within 2x, judged on the median) -> {'ok' if p50 <= 2.0 else 'OVER 2x'}")
+        print(f"  in flight / queued: p50 {worst['p50_us'] / queued['p50_us']:.2f}x, "
+              f"p99 {worst['p99_us'] / queued['p99_us']:.2f}x (the same queue without setups)")
         print(f"  ramp / idle: p50 {ramp['p50_us'] / idle['p50_us']:.2f}x, "
               f"p99 {ramp['p99_us'] / idle['p99_us']:.2f}x (forks and Lua loads share the CPUs)")
 
@@ -303,7 +305,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=1000)
     parser.add_argument("--nodes", type=int, default=4)
     parser.add_argument("--cpus", type=int, default=256, help="CPUs of each node")
-    parser.add_argument("--calls", type=int, default=300, help="probe calls per measurement")
+    parser.add_argument("--calls", type=int, default=1000, help="probe calls per measurement")
+    parser.add_argument("--ramp-calls", type=int, default=250,
+                        help="probe calls during the ramp (about as long as the ramp on 2 CPUs)")
     parser.add_argument("--timeout", type=int, default=4, help="switch_timeout of part 2, seconds")
     parser.add_argument("--timeout-jobs", type=int, default=8)
     parser.add_argument("--skip", choices=["inflight", "timeout"], action="append", default=[])
