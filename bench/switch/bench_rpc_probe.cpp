@@ -71,7 +71,7 @@ int submit(Connection& c, int jobs, const std::string& network, uint64_t memMb, 
   auto* spec = request.mutable_spec();
   spec->set_name("swbench");
   spec->set_script("#!/bin/sh\ntrue\n");
-  spec->set_work_dir("/tmp");
+  spec->set_work_dir("/");  // the jobs never run: cancelled while CONFIGURING
   spec->set_stdout_pattern("/dev/null");
   spec->set_ntasks(1);
   spec->set_mem_per_node_mb(memMb);
