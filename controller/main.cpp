@@ -227,7 +227,10 @@ int main(int argc, char** argv) {
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code&, int signal) {
     spdlog::info("signal {}: shutting down", signal);
-    core.stop();
+    // The core's io stops once the core has stopped its own work: retries
+    // of node commands an unreachable agent never acknowledges are not
+    // waited for, or the controller would never exit while a node is down.
+    core.stop([&io] { io.stop(); });
     std::thread([&server] { server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2)); }).detach();
   });
   // SIGHUP re-reads the configuration on a thread of its own (file I/O

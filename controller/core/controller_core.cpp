@@ -176,8 +176,8 @@ void ControllerCore::recover(const store::Snapshot& snapshot) {
   for (auto& node : state_.nodes) executor_.refreshNode(node, false);
 }
 
-void ControllerCore::stop() {
-  onStrand([this] {
+void ControllerCore::stop(std::function<void()> stopped) {
+  onStrand([this, stopped = std::move(stopped)] {
     stopped_ = true;
     // Calls still running are killed now, so that a controller started
     // after this one runs them again without overlapping them.
@@ -185,6 +185,7 @@ void ControllerCore::stop() {
     if (switchCheckTimer_ != 0) timers_->cancel(switchCheckTimer_);
     timers_->cancel(tickTimer_);
     if (sliceTimer_ != 0) timers_->cancel(sliceTimer_);
+    if (stopped) stopped();
   });
 }
 

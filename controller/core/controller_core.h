@@ -69,7 +69,11 @@ class ControllerCore {
   // Loads the store's snapshot and starts the periodic timer. Call once,
   // before any other method, from the thread that will run io.
   Status start();
-  void stop();
+  // Stops the periodic work and kills the switch/lua calls still running;
+  // `stopped`, when given, runs on the strand once that is done (gantryctld
+  // then stops the io_context: retries of unacknowledged node commands
+  // would otherwise keep it running).
+  void stop(std::function<void()> stopped = {});
 
   // Client API.
   void submitJob(v1::SubmitJobRequest request, auth::Identity caller,
