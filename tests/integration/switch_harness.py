@@ -22,16 +22,41 @@ NODES = ("sw1", "sw2", "sw3")
 DRAIN_REASON = "Switch job complete failed"
 
 
+# Appended to the example: each controller call, as it starts, adds a line
+# to a ledger file in the state folder. The controller writes a call's log
+# lines when the call reports, so a call killed with its controller (kill -9,
+# a reconfigure) leaves no line in the log, but it is in the ledger.
+LEDGER = """
+local function ledger(what, job)
+  local file = io.open(stateDir() .. "/calls", "a")
+  if file then
+    file:write(what, " JobId=", job.job_id, "\\n")
+    file:close()
+  end
+end
+local ledgerStart, ledgerComplete = slurm_switch_job_start, slurm_switch_job_complete
+function slurm_switch_job_start(job)
+  ledger("job_start", job)
+  return ledgerStart(job)
+end
+function slurm_switch_job_complete(job, jobinfo)
+  ledger("job_complete", job)
+  return ledgerComplete(job, jobinfo)
+end
+"""
+
+
 def example_script(block=False, special=False, extra=""):
     """The example switch.lua with directives allowed, the two boolean
-    answers set, and `extra` Lua appended (it may wrap the functions)."""
+    answers set, the ledger, and `extra` Lua appended (it may wrap the
+    functions)."""
     text = EXAMPLE_SCRIPT.read_text()
     for name, value in (("ALLOW_DIRECTIVES", True), ("BLOCK_JOB_COMPLETE", block),
                         ("SETUP_SPECIAL_STEPS", special)):
         line = f"local {name} = false"
         assert line in text, f"{EXAMPLE_SCRIPT} has no line {line!r}"
         text = text.replace(line, f"local {name} = {'true' if value else 'false'}", 1)
-    return text + extra
+    return text + LEDGER + extra
 
 
 def switch_cluster(timeout=TIMEOUT, retries=RETRIES, drain=True, block=False, special=False,
@@ -85,6 +110,21 @@ def script_calls(cluster, function, job_id):
 def script_lines(cluster, function, job_id):
     marker = f"slurm_switch_{function}: switchlua: {function}(): JobId={job_id} sluid="
     return [line for line in log_text(cluster).splitlines() if marker in line]
+
+
+def ledger_lines(cluster):
+    path = Path(cluster.ctld_env["SWITCHLUA_STATE_DIR"]) / "calls"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def started_calls(cluster, function, job_id):
+    """How many calls of `function` for the job the script began (the ledger)."""
+    return ledger_lines(cluster).count(f"{function} JobId={job_id}")
+
+
+def wait_started(cluster, function, job_id, count, timeout=20):
+    return wait_for(lambda: started_calls(cluster, function, job_id) >= count, timeout=timeout,
+                    what=f"{count} {function} calls for job {job_id} to start")
 
 
 def controller_announced(cluster, function, job_id):

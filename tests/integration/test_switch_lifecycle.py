@@ -17,8 +17,8 @@ import pytest
 
 from gantry_cluster import wait_for
 from switch_harness import (TIMEOUT, assert_in_service, assert_log_order, assert_no_call_left, call_running,
-                            controller_announced, log_text, script_calls, script_lines, show_job, squeue_state,
-                            srun, submit, switch_cluster, wait_calls, wait_job_state, wait_log)
+                            controller_announced, ledger_lines, log_text, script_calls, script_lines, show_job, squeue_state,
+                            srun, started_calls, submit, switch_cluster, wait_calls, wait_job_state, wait_log)
 
 PAIR = ("-N2",)  # the default partition: sw1 and sw2
 
@@ -49,8 +49,8 @@ def test_a_network_job_is_configuring_while_its_setup_runs_then_runs_and_is_torn
     assert c.wait_job(job) == "COMPLETED"
     wait_log(c, f"switch teardown of JobId={job} done")
     assert show_job(c, job)["Reason"] == "None"
-    assert script_calls(c, "job_start", job) == 1
-    assert script_calls(c, "job_complete", job) == 1
+    assert script_calls(c, "job_start", job) == started_calls(c, "job_start", job) == 1
+    assert script_calls(c, "job_complete", job) == started_calls(c, "job_complete", job) == 1
     assert controller_announced(c, "job_start", job) == 1
     assert controller_announced(c, "job_complete", job) == 1
     assert "nodes=sw[1-2]" in script_lines(c, "job_start", job)[0]
@@ -63,10 +63,12 @@ def test_a_network_job_is_configuring_while_its_setup_runs_then_runs_and_is_torn
 
 def test_a_job_without_a_network_is_neither_set_up_nor_torn_down(unheld):
     c = unheld
+    calls_before = len(ledger_lines(c))
     job = c.sbatch("-N2", "--wrap", "true")
     assert c.wait_job(job) == "COMPLETED"
     tested = c.cli("sbatch", "--test-only", "--network=switchlua:", "--wrap", "true", check=False)
     time.sleep(0.5)
+    assert len(ledger_lines(c)) == calls_before
     assert controller_announced(c, "job_start", job) == 0
     assert controller_announced(c, "job_complete", job) == 0
     assert "sluid=" not in "".join(l for l in log_text(c).splitlines() if f"JobId={job} " in l)
@@ -138,8 +140,8 @@ def test_a_failed_setup_cancels_a_job_that_cannot_be_requeued(unheld, directive,
         wait_calls(c, "job_complete", job, 1)
     settle(c, job)
     time.sleep(0.3)
-    assert script_calls(c, "job_start", job) == 1
-    assert script_calls(c, "job_complete", job) == (1 if torn_down else 0)
+    assert script_calls(c, "job_start", job) == started_calls(c, "job_start", job) == 1
+    assert script_calls(c, "job_complete", job) == started_calls(c, "job_complete", job) == (1 if torn_down else 0)
     if torn_down:
         assert "jobinfo=nil" in script_lines(c, "job_complete", job)[0]
     assert_in_service(c, "sw1", "sw2")
@@ -156,8 +158,9 @@ def test_a_failed_setup_requeues_a_batch_job_and_each_run_is_set_up_again(unheld
     runs = int(show_job(c, job)["Restarts"])
     # One setup per run: each requeue followed a failed setup, and the
     # run in progress at the scancel may have had its setup too.
+    assert runs <= started_calls(c, "job_start", job) <= runs + 1
     assert runs <= script_calls(c, "job_start", job) <= runs + 1
-    assert script_calls(c, "job_complete", job) == 0
+    assert started_calls(c, "job_complete", job) == 0
     assert_in_service(c, "sw1", "sw2")
 
 

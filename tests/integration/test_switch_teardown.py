@@ -17,7 +17,7 @@ from gantry_cluster import wait_for
 from switch_harness import (DRAIN_REASON, RETRIES, TIMEOUT, assert_drained, assert_in_service, assert_log_order,
                             assert_no_call_left, call_running, log_text, node_state, resume, script_calls,
                             script_lines, show_job, show_node, sinfo_state, squeue_state, submit, switch_cluster,
-                            wait_calls, wait_in_service, wait_job_state, wait_log)
+                            wait_calls, wait_in_service, wait_job_state, wait_log, wait_started)
 
 PAIR = ("-N2",)  # the default partition: sw1 and sw2
 
@@ -125,8 +125,9 @@ def test_with_block_false_the_nodes_serve_the_next_job_while_the_teardown_runs(u
     c = unheld
     first = submit(c, "complete_sleep=2", *PAIR)
     assert c.wait_job(first) == "COMPLETED"
-    wait_calls(c, "job_complete", first, 1)
+    wait_started(c, "job_complete", first, 1)
     assert call_running(c)
+    assert_in_service(c, "sw1", "sw2")
     nxt = c.sbatch(*PAIR, "--wrap", "true")
     wait_job_state(c, nxt, "RUNNING", "COMPLETED", timeout=5)
     assert call_running(c), "the teardown ended before the next job started"
@@ -140,7 +141,7 @@ def test_with_block_false_the_nodes_serve_the_next_job_while_the_teardown_runs(u
 def test_with_block_true_the_nodes_stay_completing_until_the_teardown_reports(held):
     c = held
     first = submit(c, "complete_sleep=2", "-N3", "-p", "all")
-    wait_calls(c, "job_complete", first, 1)
+    wait_started(c, "job_complete", first, 1)
     assert show_job(c, first)["JobState"] == "COMPLETING"
     assert squeue_state(c, first) == "CG"
     for name in ("sw1", "sw2", "sw3"):

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 
 from gantry_cluster import as_user, binary
-from switch_harness import (assert_no_call_left, log_text, script_calls, submit, switch_cluster, wait_calls,
+from switch_harness import (assert_no_call_left, log_text, script_calls, started_calls, switch_cluster, wait_calls,
                             wait_log)
 
 MARKER = "dictionary-only-for-the-owner-5117"
@@ -29,22 +29,27 @@ end
 """
 
 
-def user_cli(cluster, user, *args):
+def user_cli(cluster, user, *args, env=None):
     """The CLI as `user`, from a copy the user can run."""
     copy = cluster.root / "gantry-for-users"
     if not copy.exists():
         shutil.copy(binary("gantry"), copy)
         os.chmod(copy, 0o755)
-    return subprocess.run(as_user(user, [str(copy), *args]), env=cluster.env(), capture_output=True, text=True,
-                          cwd="/", timeout=60)
+    return subprocess.run(as_user(user, [str(copy), *args]), env={**cluster.env(), **(env or {})},
+                          capture_output=True, text=True, cwd="/", timeout=60)
 
 
 def test_calls_run_as_slurm_user_and_the_dictionary_stays_private(two_users):
     slurm_user, owner = two_users
     cluster = switch_cluster(extra_script=WHO_AM_I, extra_conf=f"SlurmUser={slurm_user}\n", nodes=("sw1", "sw2"))
     try:
+        # The submitter's environment does not reach the call: the script's
+        # state folder stays the controller's.
+        decoy = cluster.root / "decoy-state"
+        decoy.mkdir()
+        os.chmod(decoy, 0o777)
         submitted = user_cli(cluster, owner, "sbatch", "--parsable", "--network=switchlua:plain", "-N2",
-                             "--wrap", "sleep 3")
+                             "-o", "/dev/null", "--wrap", "sleep 3", env={"SWITCHLUA_STATE_DIR": str(decoy)})
         assert submitted.returncode == 0, submitted.stderr
         job = int(submitted.stdout.strip().split(";")[0])
         wait_log(cluster, f"switchlua: call of JobId={job} for user {owner} ran as uid")
@@ -61,7 +66,8 @@ def test_calls_run_as_slurm_user_and_the_dictionary_stays_private(two_users):
 
         assert cluster.wait_job(job) == "COMPLETED"
         wait_calls(cluster, "job_complete", job, 1)
-        assert script_calls(cluster, "job_start", job) == 1
+        assert script_calls(cluster, "job_start", job) == started_calls(cluster, "job_start", job) == 1
+        assert list(decoy.iterdir()) == []
         assert_no_call_left(cluster)
     finally:
         cluster.cleanup()
