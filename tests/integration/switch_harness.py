@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import time
+from datetime import datetime
 from pathlib import Path
 
 from gantry_cluster import REPO, Cluster, binary, wait_for
@@ -140,6 +141,22 @@ def wait_calls(cluster, function, job_id, count, timeout=20):
 
 def wait_log(cluster, phrase, timeout=20):
     return wait_for(lambda: phrase in log_text(cluster), timeout=timeout, what=f"log line {phrase!r}")
+
+
+def log_time(cluster, phrase):
+    """When the first log line holding `phrase` was written, in seconds."""
+    for line in log_text(cluster).splitlines():
+        if phrase in line:
+            stamp = re.match(r"\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})\]", line)
+            assert stamp, line
+            return datetime.strptime(stamp.group(1), "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+    raise AssertionError(f"no log line holds {phrase!r}")
+
+
+def assert_within_ten_percent(cluster, start_phrase, end_phrase, seconds):
+    """The two log lines are `seconds` apart, to within 10%."""
+    gap = log_time(cluster, end_phrase) - log_time(cluster, start_phrase)
+    assert seconds * 0.9 <= gap <= seconds * 1.1, f"{gap:.3f}s between {start_phrase!r} and {end_phrase!r}"
 
 
 def assert_log_order(cluster, *phrases):

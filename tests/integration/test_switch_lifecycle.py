@@ -16,7 +16,7 @@ import time
 import pytest
 
 from gantry_cluster import wait_for
-from switch_harness import (TIMEOUT, assert_in_service, assert_log_order, assert_no_call_left, call_running,
+from switch_harness import (TIMEOUT, assert_in_service, assert_within_ten_percent, assert_log_order, assert_no_call_left, call_running,
                             controller_announced, ledger_lines, log_text, script_calls, script_lines, show_job, squeue_state,
                             srun, started_calls, submit, switch_cluster, wait_calls, wait_job_state, wait_log)
 
@@ -131,11 +131,13 @@ def test_a_failed_setup_cancels_a_job_that_cannot_be_requeued(unheld, directive,
     shown = show_job(c, job)
     assert shown["Reason"] == reason, shown
     assert shown["Restarts"] == "0", shown
-    wait_log(c, f"switch setup of JobId={job}")
-    assert phrase in next(l for l in log_text(c).splitlines() if f"switch setup of JobId={job}" in l)
+    wait_log(c, f"switch setup of JobId={job} ")
+    line = next(l for l in log_text(c).splitlines() if f"switch setup of JobId={job} " in l)
+    assert phrase in line, line
     if reason == TIMED_OUT and directive.startswith("start_sleep"):
         # Killed at switch_timeout, counted from the start of the call.
         assert TIMEOUT * 0.9 <= time.monotonic() - began < TIMEOUT + 6
+        assert_within_ten_percent(c, f"switchlua: job_start(): JobId={job}", line, TIMEOUT)
     if torn_down:
         wait_calls(c, "job_complete", job, 1)
     settle(c, job)

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from gantry_cluster import wait_for
-from switch_harness import (DRAIN_REASON, RETRIES, TIMEOUT, assert_drained, assert_in_service, assert_log_order,
+from switch_harness import (DRAIN_REASON, RETRIES, TIMEOUT, assert_drained, assert_within_ten_percent, assert_in_service, assert_log_order,
                             assert_no_call_left, call_running, log_text, node_state, resume, script_calls,
                             script_lines, show_job, show_node, sinfo_state, squeue_state, submit, switch_cluster,
                             wait_calls, wait_in_service, wait_job_state, wait_log, wait_started)
@@ -81,6 +81,8 @@ def test_a_failed_teardown_drains_the_nodes_of_the_job(unheld, directive, phrase
                          f"drained sw[1-2] after a failed switch teardown of JobId={job}")
         assert_drained(c, "sw1", "sw2")
         assert_in_service(c, "sw3")
+        if directive.startswith("complete_sleep"):
+            assert_within_ten_percent(c, f"switchlua: job_complete(): JobId={job}", phrase.format(job=job), TIMEOUT)
         assert DRAIN_REASON in c.cli("sinfo", "-R", "-h").stdout
         assert script_calls(c, "job_start", job) == 1
         assert script_calls(c, "job_complete", job) == 1
@@ -93,7 +95,8 @@ def test_a_failed_teardown_drains_the_nodes_of_the_job(unheld, directive, phrase
 @pytest.mark.parametrize("directive, phrase", [
     pytest.param("complete_rc=5", "switch teardown of JobId={job} returned 5; logged, not enforced",
                  id="another_positive_number"),
-    pytest.param("complete_text", "switch teardown of JobId={job} returned", id="not_a_number"),
+    pytest.param("complete_text", "switch teardown of JobId={job} returned \"directed\", not a number; taken as "
+                 "success", id="not_a_number"),
 ])
 def test_a_teardown_answer_that_is_not_enforced_drains_nothing(unheld, directive, phrase):
     c = unheld
