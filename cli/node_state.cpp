@@ -37,7 +37,11 @@ Words drainWords(NodeBaseState base, uint32_t flags) {
 }
 
 std::string render(NodeBaseState base, uint32_t flags, bool compact) {
-  Words words = hasFlag(flags, gantry::v1::NODE_FLAG_DRAIN) ? drainWords(base, flags) : baseWords(base);
+  // As in Slurm, a node still completing a job says so before its base state.
+  Words words = hasFlag(flags, gantry::v1::NODE_FLAG_DRAIN)                  ? drainWords(base, flags)
+                : hasFlag(flags, gantry::v1::NODE_FLAG_COMPLETING) && base != gantry::v1::NODE_DOWN
+                    ? baseWords(gantry::v1::NODE_COMPLETING)
+                    : baseWords(base);
   std::string word = compact ? words.compact : words.longName;
   if (hasFlag(flags, gantry::v1::NODE_FLAG_NOT_RESPONDING)) word += "*";
   return word;

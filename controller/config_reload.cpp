@@ -50,7 +50,10 @@ Result<std::vector<std::string>> ConfigReloader::reload() {
   }
   for (const auto& warning : fresh->warnings) spdlog::warn("{}", warning.toString());
   auto drains = gresConfDrains(confDir_, fresh->gantry);
-  auto applied = awaitCore<Ok>([&](auto reply) { core_.reconfigure(std::move(fresh->gantry), std::move(reply)); });
+  auto applied = awaitCore<Ok>([&](auto reply) {
+    if (askSwitchScript_) core_.reconfigure(std::move(fresh->gantry), askSwitchScript_(), std::move(reply));
+    else core_.reconfigure(std::move(fresh->gantry), std::move(reply));
+  });
   if (!applied) {
     spdlog::error("{} {}", kFailed, applied.error());
     return Error{applied.errorCode(), std::string(kFailed) + " " + applied.error()};

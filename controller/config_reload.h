@@ -10,6 +10,7 @@
 // Threads: reload() may be called from any thread; calls run one at a time.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -35,9 +36,14 @@ class ConfigReloader {
   // one line per agent that kept its previous configuration ("node n1: ...").
   Result<std::vector<std::string>> reload();
 
+  // switch/lua: asked on every reload, before the core applies it, for
+  // what the script now answers to its two questions.
+  void askSwitchScriptWith(std::function<core::SwitchScriptAnswers()> ask) { askSwitchScript_ = std::move(ask); }
+
  private:
   std::string confDir_;
   core::ControllerCore& core_;
+  std::function<core::SwitchScriptAnswers()> askSwitchScript_;
   std::mutex running_;
 };
 

@@ -25,6 +25,7 @@
 #include "common/util/logging.h"
 #include "controller/core/controller_core.h"
 #include "controller/rpc/services.h"
+#include "controller/switch_call_port.h"
 #include "controller/store/job_store.h"
 #include "controller/store/salvage.h"
 
@@ -156,6 +157,20 @@ int main(int argc, char** argv) {
   // A launch waits for the node's Prolog: allow its timeout and a margin.
   auto agents = gantry::core::makeGrpcAgentGateway(**authenticator, 8,
                                                    std::chrono::seconds(conf.prologEpilogTimeoutSec + 30));
+  // switch/lua: the calls of job_start and job_complete run as SlurmUser,
+  // each in a process of its own; the two questions are asked here, now.
+  std::unique_ptr<gantry::ctl::SwitchCallPort> switchCalls;
+  gantry::core::SwitchScriptAnswers switchAnswers;
+  const std::filesystem::path switchScript = std::filesystem::path(confDir) / "switch.lua";
+  if (conf.switchType == "switch/lua") {
+    auto identity = gantry::ctl::switchIdentityOf(conf.slurmUser);
+    if (!identity) {
+      refuse("switch/lua: " + identity.error());
+      return 1;
+    }
+    switchCalls = std::make_unique<gantry::ctl::SwitchCallPort>(switchScript, std::move(*identity));
+    switchAnswers = gantry::ctl::askSwitchScript(switchScript);
+  }
   gantry::SystemClock clock;
   boost::asio::io_context io;
   gantry::core::ControllerCore core(
@@ -164,7 +179,9 @@ int main(int argc, char** argv) {
                                     .store = &store,
                                     .agents = agents.get(),
                                     .slurmUserUid = uidOf(conf.slurmUser),
-                                    .keepFinishedSeconds = conf.minJobAgeSeconds});
+                                    .keepFinishedSeconds = conf.minJobAgeSeconds,
+                                    .switchCalls = switchCalls.get(),
+                                    .switchAnswers = switchAnswers});
   if (auto status = core.start(); !status) {
     spdlog::critical("cannot recover state: {}", status.error());
     return 1;
@@ -173,6 +190,7 @@ int main(int argc, char** argv) {
 
   // SIGHUP and `scontrol reconfigure` re-read the configuration the same way.
   gantry::ctl::ConfigReloader reloader(confDir, core);
+  if (switchCalls) reloader.askSwitchScriptWith([switchScript] { return gantry::ctl::askSwitchScript(switchScript); });
   gantry::ctlrpc::ControllerService clientService(core, **authenticator, &reloader);
   gantry::ctlrpc::ControllerAgentService agentService(core, **authenticator);
   std::string addr = listenAddr.empty() ? conf.controllerAddr : listenAddr;

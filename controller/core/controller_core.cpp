@@ -63,10 +63,15 @@ bool ControllerCore::isAdministrator(const auth::Identity& caller) const {
 Result<Ok> ControllerCore::applyJob(JobRecord& job, const JobEvent& event,
                                     std::function<void(const Status&)> persisted) {
   bool held = job.holdsResources;
+  // The nodes of a run whose interconnect switch.lua set up, for its teardown.
+  std::vector<std::string> runNodes = held && job.network ? job.nodeNames : std::vector<std::string>{};
   auto effects = onJobEvent(job, event, now(), policy());
   if (!effects) return Error{effects.failure()};
   executor_.execute(*effects, std::move(persisted));
-  if (held && !job.holdsResources) leaveGang(job);
+  if (held && !job.holdsResources) {
+    leaveGang(job);
+    if (job.network) switchRunEnded(job, std::move(runNodes));
+  }
   return Ok{};
 }
 
@@ -113,7 +118,11 @@ Status ControllerCore::start() {
   state_.rebuildPartitions();
   auto snapshot = options_.store->load(now(), options_.keepFinishedSeconds);
   if (!snapshot) return Error{snapshot.failure()};
+  switchActive_ = options_.switchCalls != nullptr && conf_.switchType == "switch/lua";
+  switchAnswers_ = options_.switchAnswers;
   recover(*snapshot);
+  recoverSwitchRecords();
+  armSwitchCheck();
   if (conf_.gangScheduling()) {
     gangSliceSeconds_ = std::max(conf_.schedulerTimeSliceSec, 1);
     spdlog::info("gang scheduling on: SchedulerTimeSlice={} s", gangSliceSeconds_);
@@ -166,6 +175,10 @@ void ControllerCore::recover(const store::Snapshot& snapshot) {
 void ControllerCore::stop() {
   onStrand([this] {
     stopped_ = true;
+    // Calls still running are killed now, so that a controller started
+    // after this one runs them again without overlapping them.
+    stopSwitchCalls();
+    if (switchCheckTimer_ != 0) timers_->cancel(switchCheckTimer_);
     timers_->cancel(tickTimer_);
     if (sliceTimer_ != 0) timers_->cancel(sliceTimer_);
   });
@@ -211,7 +224,10 @@ void ControllerCore::forgetOldJobs() {
   int64_t t = now();
   for (auto it = state_.jobs.begin(); it != state_.jobs.end();) {
     const JobRecord& job = it->second;
-    if (isEnded(job.state) && job.endTime + keep < t) {
+    // A job whose switch teardown is still to report stays (its record
+    // says what to run again after a restart).
+    bool switchBusy = job.network && (interconnect::hasOutstandingCalls(*job.network) || !job.switchHeldNodes.empty());
+    if (isEnded(job.state) && job.endTime + keep < t && !switchBusy) {
       it = state_.jobs.erase(it);
     } else {
       ++it;

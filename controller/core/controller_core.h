@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -28,8 +29,10 @@
 #include "controller/core/core_state.h"
 #include "controller/core/effects.h"
 #include "controller/core/lifecycle.h"
+#include "controller/core/switch_calls.h"
 #include "controller/select/cluster.h"
 #include "controller/store/job_store.h"
+#include "controller/switch/switch_lifecycle.h"
 #include "gantry/v1/controller.pb.h"
 
 namespace gantry::core {
@@ -49,6 +52,11 @@ struct CoreOptions {
   // long is ended (allocation_clients.cpp). The clients call every 2 s.
   int64_t allocationClientTimeoutSeconds = 10;
   std::chrono::milliseconds tick{500};
+  // SwitchType=switch/lua: runs switch.lua's job_start/job_complete (each
+  // in a process of its own in gantryctld); null: no switch plugin. With
+  // it, `switchAnswers` are what the script answered when it was loaded.
+  SwitchCalls* switchCalls = nullptr;
+  SwitchScriptAnswers switchAnswers{};
 };
 
 template <typename T>
@@ -109,6 +117,11 @@ class ControllerCore {
   // Refused, keeping the running configuration, when a node would disappear
   // or a node in use would lose the CPUs or memory its jobs hold.
   void reconfigure(config::GantryConf fresh, Reply<Ok> reply);
+  // The same, with switch.lua's answers as it was loaded again for this
+  // reconfigure. Every running switch call is killed first and run again
+  // under the new settings, as a restarted controller would (switch_lua.md,
+  // "Restarts").
+  void reconfigure(config::GantryConf fresh, SwitchScriptAnswers answers, Reply<Ok> reply);
   // Tells every registered, answering agent to re-read its configuration
   // (after a reconfigure of the controller). Answers once each agent did,
   // or after 20 s, with one line per agent that failed, could not be
@@ -155,6 +168,7 @@ class ControllerCore {
   }
 
   int64_t now() const;
+  void reconfigure(config::GantryConf fresh, std::optional<SwitchScriptAnswers> answers, Reply<Ok> reply);
   LifecyclePolicy policy() const { return LifecyclePolicy{.jobRequeue = conf_.jobRequeue}; }
   // Applies an event to a job through the lifecycle and carries out what
   // follows; `persisted` runs once the change is durable.
@@ -210,6 +224,28 @@ class ControllerCore {
   Result<Ok> suspendByAdmin(JobRecord& job, std::function<void(const Status&)> persisted);
   Result<Ok> resumeByAdmin(JobRecord& job, std::function<void(const Status&)> persisted);
 
+  // switch/lua (switch_driver.cpp). On when switchCalls is given and
+  // SwitchType=switch/lua at start; a change of SwitchType needs a restart.
+  bool switchActive() const { return switchActive_; }
+  interconnect::SwitchSettings switchSettings() const;
+  int64_t nowMs() const;
+  // The job was placed CONFIGURING: its setup starts.
+  void startSwitchSetup(JobRecord& job);
+  // The job's run is over and `nodes` (those it had) are being released.
+  void switchRunEnded(JobRecord& job, std::vector<std::string> nodes);
+  void switchEvent(uint64_t jobId, const interconnect::SwitchEvent& event);
+  void executeSwitch(uint64_t jobId, const interconnect::SwitchEffects& effects);
+  void startSwitchCall(JobRecord& job, interconnect::CallId call, SwitchCallOrder order);
+  void switchCallEnded(uint64_t jobId, interconnect::CallId call, SwitchCallOutcome outcome);
+  void holdForSwitch(JobRecord& job, const std::vector<std::string>& nodes, bool hold);
+  switchlua::SwitchJob switchJobOf(const JobRecord& job) const;
+  // Every record read back at start (or kept over a reconfigure) replays.
+  void recoverSwitchRecords();
+  // Every running call is killed; its record remembers it (Stopping).
+  void stopSwitchCalls();
+  void armSwitchCheck();
+  void switchCheck();
+
   // Steps (step_manager.cpp).
   void stepEndedOnNode(uint64_t jobId, uint32_t stepId, const std::string& node, int exitCode,
                        const std::string& message);
@@ -227,6 +263,22 @@ class ControllerCore {
   TimerQueue::TimerId tickTimer_ = 0;
   TimerQueue::TimerId sliceTimer_ = 0;
   int gangSliceSeconds_ = 0;  // SchedulerTimeSlice when gang scheduling is on, else 0
+  bool switchActive_ = false;
+  SwitchScriptAnswers switchAnswers_;
+  TimerQueue::TimerId switchCheckTimer_ = 0;
+  // Calls whose report has not come back, by (job, call): the runner's
+  // handle for a kill and which kind of report to expect.
+  struct RunningSwitchCall {
+    uint64_t handle = 0;
+    bool setup = false;
+  };
+  std::map<std::pair<uint64_t, interconnect::CallId>, RunningSwitchCall> switchCallsRunning_;
+  // The job as each setup call was given it, while that call may still
+  // report: a late setup's teardown gets the same job (switch_lua.md).
+  std::map<std::pair<uint64_t, interconnect::CallId>, switchlua::SwitchJob> setupSnapshots_;
+  // The timer of each call's deadline (ArmTimeout), so a stopping
+  // controller leaves none behind.
+  std::map<std::pair<uint64_t, interconnect::CallId>, TimerQueue::TimerId> switchTimeouts_;
   bool scheduleRequested_ = false;
   bool stopped_ = false;
   int64_t startTime_ = 0;

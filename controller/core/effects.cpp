@@ -286,6 +286,7 @@ void EffectExecutor::launchBatch(JobRecord& job) {
                           .tasksOnNode = 1,
                           .firstTaskId = 0};
   auto request = buildLaunchRequest(job, *node, state_.cluster.node(grant.node), placement);
+  describeSwitchForStep(job, state_.conf.clusterName, request);
   uint64_t id = job.id;
   int attempt = job.restartCount;
   agents_.launchStep(addressOf(*node), std::move(request), [this, id, attempt](const Status& status) {
@@ -312,7 +313,9 @@ void EffectExecutor::launchExtern(JobRecord& job) {
                             .tasksOnNode = 1};
     // The extern step only holds the job's confinement; a node that cannot
     // start it still runs the job's other steps.
-    agents_.launchStep(addressOf(node), buildLaunchRequest(job, node, state_.cluster.node(grant.node), placement), {});
+    auto request = buildLaunchRequest(job, node, state_.cluster.node(grant.node), placement);
+    describeSwitchForStep(job, state_.conf.clusterName, request);
+    agents_.launchStep(addressOf(node), std::move(request), {});
   }
 }
 
@@ -336,7 +339,9 @@ void EffectExecutor::launchInteractive(const JobRecord& job, const StepRecord& s
     uint64_t jobId = job.id;
     uint32_t stepId = step.id;
     std::string name = node.conf.name;
-    agents_.launchStep(addressOf(node), buildLaunchRequest(job, node, state_.cluster.node(grant.node), placement),
+    auto launch = buildLaunchRequest(job, node, state_.cluster.node(grant.node), placement);
+    describeSwitchForStep(job, state_.conf.clusterName, launch);
+    agents_.launchStep(addressOf(node), std::move(launch),
                        [this, jobId, stepId, name](const Status& status) {
                          if (status) return;
                          hooks_.post([this, jobId, stepId, name, status] {

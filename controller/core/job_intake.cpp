@@ -70,15 +70,6 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
                                                  " bytes, the limit is " + std::to_string(conf_.maxScriptSizeBytes) +
                                                  " (SchedulerParameters=max_script_size)"});
     }
-    // The switch/lua job functions are not called yet (issue of the
-    // interconnect lifecycle): a job that needs its network set up is
-    // refused rather than run without it. Without a switch plugin the
-    // request is kept and changes nothing, as in Slurm.
-    if (!spec.network().empty() && conf_.switchType == "switch/lua") {
-      return reply(Error{ErrorCode::Invalid, "--network=" + spec.network() +
-                                                 ": switch/lua job setup is not available yet; the job was not "
-                                                 "submitted"});
-    }
     auto partition = partitionFor(spec);
     if (!partition) return reply(Error{partition.failure()});
     if ((*partition)->state != "UP") {

@@ -1,5 +1,7 @@
 #include "controller/core/launch_request.h"
 
+#include "common/util/sluid.h"
+
 #include <algorithm>
 
 #include "controller/core/core_helpers.h"
@@ -142,6 +144,13 @@ v1::LaunchStepRequest buildLaunchRequest(const JobRecord& job, const NodeRecord&
   request.set_submit_dir(spec.work_dir());
   request.set_gpu_freq(spec.gpu_freq());  // the batch step runs on the job's GPUs
   return request;
+}
+
+void describeSwitchForStep(const JobRecord& job, const std::string& cluster, v1::LaunchStepRequest& request) {
+  if (!job.network || !interconnect::managesSteps(*job.network)) return;
+  request.set_switch_managed(true);
+  request.set_switch_stepinfo(*job.network->stepinfo);
+  request.set_switch_sluid(runSluid(cluster, job.id, job.restartCount));
 }
 
 }  // namespace gantry::core

@@ -32,4 +32,9 @@ struct StepPlacement {
 v1::LaunchStepRequest buildLaunchRequest(const JobRecord& job, const NodeRecord& node,
                                          const select::NodeInfo& info, const StepPlacement& step);
 
+// switch/lua: whether the job's steps run the step functions, with the
+// dictionary job_start returned (stepinfo) and the sluid of this run. Every
+// kind of step carries it; gantrystepd decides which functions each runs.
+void describeSwitchForStep(const JobRecord& job, const std::string& cluster, v1::LaunchStepRequest& request);
+
 }  // namespace gantry::core

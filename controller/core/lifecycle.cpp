@@ -51,6 +51,7 @@ std::string reasonText(JobReason reason, const std::string& detail) {
     case JobReason::BadConstraints: return "BadConstraints: " + detail;
     case JobReason::InactiveLimit: return "InactiveLimit";
     case JobReason::GangTimeslice: return "GangTimeslice";
+    case JobReason::SwitchSetup: return detail;
   }
   return "None";
 }
@@ -161,6 +162,15 @@ struct JobTransition {
     job.reasonDetail.clear();
     job.startTime = now;
     job.runSecondsBefore = 0;
+    if (placed.configureNetwork) {
+      // Nothing runs until switch.lua has set the interconnect up; a gang
+      // turn that comes meanwhile is only remembered (launchDeferred).
+      job.state = JobState::Configuring;
+      job.reason = JobReason::None;
+      job.launchDeferred = placed.startSuspended;
+      job.suspendedBy = placed.startSuspended ? SuspendedBy::Gang : SuspendedBy::None;
+      return Effects{HoldResources{job.id}, PersistJob{job.id}};
+    }
     if (placed.startSuspended) {
       // Holds its resources (memory and GPUs are never timesliced) but
       // runs nothing until the timeslicer gives it its turn.
@@ -286,13 +296,51 @@ struct JobTransition {
     return resumeSuspended();
   }
 
+  Result<Effects> operator()(const SwitchConfigured&) {
+    if (job.state != JobState::Configuring) return notNow("job is not configuring");
+    if (job.launchDeferred) {
+      // The timeslicer has it suspended: it launches at its first resume.
+      job.state = JobState::Suspended;
+      job.suspendedBy = SuspendedBy::Gang;
+      job.suspendTime = now;
+      job.reason = JobReason::GangTimeslice;
+      return Effects{PersistJob{job.id}};
+    }
+    job.state = JobState::Running;
+    job.reason = JobReason::None;
+    job.startTime = now;  // its time limit counts from here, not from the placement
+    job.launchInFlight = true;
+    return Effects{PersistJob{job.id}, LaunchJob{job.id}};
+  }
+
+  Result<Effects> operator()(const SwitchSetupFailed& failed) {
+    if (job.state != JobState::Configuring) return notNow("job is not configuring");
+    // Nothing was launched, so there is nothing to stop on the nodes.
+    if (job.isBatch() && requeueable(job, policy)) {
+      return requeue(job, JobReason::SwitchSetup, failed.reason, {}, policy, now);
+    }
+    Effects effects = endJob(job, JobState::Cancelled, JobReason::SwitchSetup, failed.reason, 0, 0, now);
+    std::erase_if(effects, [](const Effect& effect) { return std::holds_alternative<TerminateOnNodes>(effect); });
+    return effects;
+  }
+
   Result<Effects> operator()(const GangSuspend&) {
+    if (job.state == JobState::Configuring) {
+      job.launchDeferred = true;
+      job.suspendedBy = SuspendedBy::Gang;
+      return Effects{PersistJob{job.id}};
+    }
     if (job.state != JobState::Running) return notNow("Job is not running");
     suspendRunning(SuspendedBy::Gang, JobReason::GangTimeslice);
     return Effects{SuspendOnNodes{job.id, job.nodeNames}, PersistJob{job.id}};
   }
 
   Result<Effects> operator()(const GangResume&) {
+    if (job.state == JobState::Configuring) {
+      job.launchDeferred = false;
+      job.suspendedBy = SuspendedBy::None;
+      return Effects{PersistJob{job.id}};
+    }
     if (job.state != JobState::Suspended || job.suspendedBy != SuspendedBy::Gang) {
       return notNow("Job is not suspended by gang scheduling");
     }

@@ -67,7 +67,16 @@ struct Placed {
   // Gang scheduling: the job overlaps the partition's active set, so it is
   // allocated SUSPENDED and launched at its first resume.
   bool startSuspended = false;
+  // switch/lua sets the job's interconnect up first: the job holds its
+  // resources CONFIGURING until SwitchConfigured or SwitchSetupFailed.
+  bool configureNetwork = false;
 };
+// switch/lua: slurm_switch_job_start() succeeded. The job starts (or waits
+// suspended for its gang turn, when the timeslicer said so meanwhile).
+struct SwitchConfigured {};
+// switch/lua: the setup failed or timed out. A batch job that may be
+// requeued goes back to PENDING; any other job is cancelled with `reason`.
+struct SwitchSetupFailed { std::string reason; };
 // A pending job stays pending, for this reason.
 struct StillPending { JobReason reason = JobReason::Resources; std::string detail; };
 // The batch launch was answered.
@@ -103,7 +112,8 @@ using JobEvent = std::variant<job_event::Placed, job_event::StillPending, job_ev
                               job_event::AllocationCompleted, job_event::Cancelled,
                               job_event::TimeLimitReached, job_event::ClientGone, job_event::NodeLost,
                               job_event::Suspend, job_event::Resume, job_event::GangSuspend,
-                              job_event::GangResume, job_event::Hold, job_event::Release>;
+                              job_event::GangResume, job_event::Hold, job_event::Release,
+                              job_event::SwitchConfigured, job_event::SwitchSetupFailed>;
 
 // Settings the lifecycle decides with.
 struct LifecyclePolicy {

@@ -9,7 +9,16 @@
 namespace gantry::core {
 
 void ControllerCore::reconfigure(config::GantryConf fresh, Reply<Ok> reply) {
-  onStrand([this, fresh = std::move(fresh), reply = std::move(reply)]() mutable {
+  reconfigure(std::move(fresh), std::optional<SwitchScriptAnswers>{}, std::move(reply));
+}
+
+void ControllerCore::reconfigure(config::GantryConf fresh, SwitchScriptAnswers answers, Reply<Ok> reply) {
+  reconfigure(std::move(fresh), std::optional<SwitchScriptAnswers>{answers}, std::move(reply));
+}
+
+void ControllerCore::reconfigure(config::GantryConf fresh, std::optional<SwitchScriptAnswers> answers,
+                                 Reply<Ok> reply) {
+  onStrand([this, fresh = std::move(fresh), answers, reply = std::move(reply)]() mutable {
     // Check everything before changing anything.
     for (const auto& node : state_.nodes) {
       const config::NodeConf* next = fresh.findNode(node.conf.name);
@@ -41,8 +50,23 @@ void ControllerCore::reconfigure(config::GantryConf fresh, Reply<Ok> reply) {
     if (fresh.selectType != conf_.selectType) {
       spdlog::warn("reconfigure: SelectType changed; it needs restart to take effect");
     }
+    if (fresh.switchType != conf_.switchType) {
+      spdlog::warn("reconfigure: SwitchType changed from {} to {}; it needs restart to take effect",
+                   conf_.switchType, fresh.switchType);
+      fresh.switchType = conf_.switchType;
+    }
+    // switch/lua: the calls running now are killed before the new settings
+    // apply, and run again under them, as after a restart (switch_lua.md,
+    // "Restarts"); a refused reconfigure above killed nothing.
+    if (switchActive()) stopSwitchCalls();
     conf_ = std::move(fresh);
     options_.keepFinishedSeconds = conf_.minJobAgeSeconds;
+    if (switchActive()) {
+      if (answers) switchAnswers_ = *answers;
+      recoverSwitchRecords();
+      if (switchCheckTimer_ != 0) timers_->cancel(switchCheckTimer_);
+      armSwitchCheck();
+    }
     for (const auto& nodeConf : conf_.nodes) {
       NodeRecord* node = state_.findNode(nodeConf.name);
       if (node == nullptr) {

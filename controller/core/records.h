@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -21,6 +22,7 @@
 #include "common/config/gantry_conf.h"
 #include "common/gres/device.h"
 #include "controller/select/cluster.h"
+#include "controller/switch/switch_record.h"
 #include "gantry/v1/types.pb.h"
 
 namespace gantry::core {
@@ -66,6 +68,7 @@ enum class JobReason {
   BadConstraints,     // detail: why the stored request no longer passes the submit checks
   InactiveLimit,      // the salloc/srun holding the allocation stopped answering
   GangTimeslice,      // suspended by gang scheduling until its turn in the timeslice rotation
+  SwitchSetup,        // detail: "switch setup failed" or "switch setup timed out" (switch/lua)
 };
 std::string reasonText(JobReason reason, const std::string& detail);
 
@@ -127,6 +130,14 @@ struct JobRecord {
   // start).
   int64_t clientSeenAt = 0;
 
+  // switch/lua: the job's interconnect setup and teardown (a job that
+  // asked for --network while switch/lua runs; absent otherwise). Stored
+  // with the job; its calls outlive the run they are for.
+  std::optional<interconnect::SwitchRecord> network;
+  // Nodes a switch teardown (or a setup still running when the job ended)
+  // keeps COMPLETING: rebuilt from the lifecycle's HoldNodes, not stored.
+  std::vector<std::string> switchHeldNodes;
+
   std::map<std::string, uint64_t> dmemPeakBytes;  // "<node>:<region>" -> bytes
   uint32_t nextStepId = 0;
   std::map<uint32_t, StepRecord> steps;
@@ -175,12 +186,19 @@ struct NodeRecord {
   int allocCpus = 0;
   uint64_t allocMemoryMb = 0;
   std::set<uint64_t> jobs;  // jobs holding resources here
+  // Ended jobs whose switch teardown keeps the node COMPLETING (given to no
+  // job) until it reports.
+  std::set<uint64_t> switchHolds;
 
   bool drained() const { return admin == NodeAdminState::Drain || !registrationErrors.empty(); }
   bool down() const { return admin == NodeAdminState::Down || notResponding; }
   bool degraded() const { return drainedDevices != 0; }
   // May take new work.
-  bool schedulable() const { return registered && !notResponding && admin == NodeAdminState::None && registrationErrors.empty(); }
+  bool completing() const { return !switchHolds.empty(); }
+  bool schedulable() const {
+    return registered && !notResponding && admin == NodeAdminState::None && registrationErrors.empty() &&
+           switchHolds.empty();
+  }
 };
 
 }  // namespace gantry::core

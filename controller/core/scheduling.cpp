@@ -64,8 +64,14 @@ void ControllerCore::schedule() {
       std::vector<std::string> names;
       for (const auto& grant : outcome.allocation.nodes) names.push_back(state_.cluster.node(grant.node).name);
       bool startSuspended = admitToGang(*job, outcome.allocation);
-      auto placed = applyJob(*job, job_event::Placed{std::move(outcome.allocation), std::move(names), startSuspended});
-      if (!placed) leaveGang(*job);  // admitted for nothing: free its place in the rotation
+      bool configureNetwork = switchActive() && interconnect::requestsNetwork(job->spec.network());
+      auto placed = applyJob(*job, job_event::Placed{std::move(outcome.allocation), std::move(names), startSuspended,
+                                                     configureNetwork});
+      if (!placed) {
+        leaveGang(*job);  // admitted for nothing: free its place in the rotation
+      } else if (configureNetwork) {
+        startSwitchSetup(*job);
+      }
     } else if (outcome.verdict == select::Verdict::Never) {
       (void)applyJob(*job, job_event::StillPending{JobReason::ReqNodeNotAvail, ""});
     } else {

@@ -105,6 +105,60 @@ void stepToWire(const core::StepRecord& step, const select::Cluster& cluster, v1
 
 }  // namespace
 
+v1::SwitchState switchToWire(const interconnect::SwitchRecord& record) {
+  v1::SwitchState wire;
+  wire.set_setup(static_cast<int32_t>(record.setup));
+  for (const auto& node : record.nodes) wire.add_nodes(node);
+  wire.set_has_stepinfo(record.stepinfo.has_value());
+  if (record.stepinfo) wire.set_stepinfo(*record.stepinfo);
+  wire.set_ended_during_setup(record.endedDuringSetup);
+  wire.set_next_call(record.nextCall);
+  for (const auto& call : record.calls) {
+    v1::SwitchCallState* out = wire.add_calls();
+    out->set_id(call.id);
+    out->set_kind(static_cast<int32_t>(call.kind));
+    out->set_state(static_cast<int32_t>(call.state));
+    out->set_deadline_ms(call.deadlineMs);
+    for (const auto& node : call.nodes) out->add_nodes(node);
+    out->set_holds_nodes(call.holdsNodes);
+    out->set_retries_done(call.retriesDone);
+    out->set_has_jobinfo(call.jobinfo.has_value());
+    if (call.jobinfo) out->set_jobinfo(*call.jobinfo);
+  }
+  return wire;
+}
+
+Result<interconnect::SwitchRecord> switchFromWire(uint64_t job, const v1::SwitchState& wire) {
+  using namespace interconnect;
+  SwitchRecord record = newSwitchRecord(job);
+  if (wire.setup() < 0 || wire.setup() > static_cast<int32_t>(SetupPhase::Abandoned)) {
+    return Error{ErrorCode::Invalid, "switch setup phase " + std::to_string(wire.setup()) + " is unknown"};
+  }
+  record.setup = static_cast<SetupPhase>(wire.setup());
+  record.nodes.assign(wire.nodes().begin(), wire.nodes().end());
+  if (wire.has_stepinfo()) record.stepinfo = wire.stepinfo();
+  record.endedDuringSetup = wire.ended_during_setup();
+  record.nextCall = std::max<uint64_t>(wire.next_call(), 1);
+  for (const auto& stored : wire.calls()) {
+    if (stored.kind() < 0 || stored.kind() > static_cast<int32_t>(CallKind::LateTeardown) || stored.state() < 0 ||
+        stored.state() > static_cast<int32_t>(CallState::Killed)) {
+      return Error{ErrorCode::Invalid, "switch call " + std::to_string(stored.id()) + " has an unknown kind or state"};
+    }
+    SwitchCall call;
+    call.id = stored.id();
+    call.kind = static_cast<CallKind>(stored.kind());
+    call.state = static_cast<CallState>(stored.state());
+    call.deadlineMs = stored.deadline_ms();
+    call.nodes.assign(stored.nodes().begin(), stored.nodes().end());
+    call.holdsNodes = stored.holds_nodes();
+    call.retriesDone = stored.retries_done();
+    if (stored.has_jobinfo()) call.jobinfo = stored.jobinfo();
+    record.nextCall = std::max(record.nextCall, call.id + 1);
+    record.calls.push_back(std::move(call));
+  }
+  return record;
+}
+
 v1::Job jobToWire(const JobRecord& job, const select::Cluster& cluster, const JobDetail& detail) {
   v1::Job wire;
   wire.set_job_id(job.id);
@@ -117,7 +171,10 @@ v1::Job jobToWire(const JobRecord& job, const select::Cluster& cluster, const Jo
   wire.set_user(job.user);
   wire.set_uid(job.uid);
   wire.set_gid(job.gid);
-  wire.set_state(toWire(job.state));
+  // An ended job whose switch teardown still holds its nodes is shown
+  // COMPLETING, as its nodes are; it is stored with its final state.
+  bool completing = !detail.switchState && isEnded(job.state) && !job.switchHeldNodes.empty();
+  wire.set_state(completing ? v1::COMPLETING : toWire(job.state));
   wire.set_reason(core::reasonText(job.reason, job.reasonDetail));
   wire.set_reason_code(static_cast<int32_t>(job.reason));
   wire.set_reason_detail(job.reasonDetail);
@@ -139,6 +196,10 @@ v1::Job jobToWire(const JobRecord& job, const select::Cluster& cluster, const Jo
     wire.set_batch_host(job.batchHost());
     allocationToWire(job.allocation, job.nodeNames, cluster, *wire.mutable_allocation());
   }
+  if (job.network) {
+    if (detail.switchState) *wire.mutable_switch_state() = switchToWire(*job.network);
+    wire.set_switch_setup(interconnect::toString(job.network->setup));
+  }
   for (const auto& [key, bytes] : job.dmemPeakBytes) (*wire.mutable_dmem_peak_bytes())[key] = bytes;
   wire.set_next_step_id(job.nextStepId);
   if (detail.steps) {
@@ -155,7 +216,7 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
   job.uid = wire.uid();
   job.gid = wire.gid();
   job.state = fromWire(wire.state());
-  if (wire.reason_code() > 0 && wire.reason_code() <= static_cast<int>(JobReason::GangTimeslice)) {
+  if (wire.reason_code() > 0 && wire.reason_code() <= static_cast<int>(JobReason::SwitchSetup)) {
     job.reason = static_cast<JobReason>(wire.reason_code());
     job.reasonDetail = wire.reason_detail();
   } else if (!wire.reason().empty() && wire.reason() != "None") {
@@ -191,6 +252,11 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
   // Whose it is follows from the job, so it is not stored apart.
   job.allocation.owner = select::AllocationOwner{.uid = job.uid, .userExclusive = job.spec.exclusive_mode() == "user"};
   for (const auto& [key, bytes] : wire.dmem_peak_bytes()) job.dmemPeakBytes[key] = bytes;
+  if (wire.has_switch_state()) {
+    // A record that cannot be read back is dropped with the job's other
+    // unreadable parts; the caller logs what recovery could not keep.
+    if (auto record = switchFromWire(job.id, wire.switch_state())) job.network = std::move(*record);
+  }
   job.nextStepId = wire.next_step_id();
   for (const auto& stored : wire.steps()) {
     core::StepRecord step;
@@ -229,6 +295,7 @@ uint32_t nodeStateFlags(const NodeRecord& node) {
   if (node.drained()) flags |= v1::NODE_FLAG_DRAIN;
   if (node.notResponding) flags |= v1::NODE_FLAG_NOT_RESPONDING;
   if (node.degraded()) flags |= v1::NODE_FLAG_DEGRADED;
+  if (node.completing()) flags |= v1::NODE_FLAG_COMPLETING;
   return flags;
 }
 
@@ -243,6 +310,7 @@ std::string nodeStateText(const NodeRecord& node) {
     default: text = "UNKNOWN"; break;
   }
   uint32_t flags = nodeStateFlags(node);
+  if (flags & v1::NODE_FLAG_COMPLETING) text += "+COMPLETING";
   if (flags & v1::NODE_FLAG_DRAIN) text += "+DRAIN";
   if (flags & v1::NODE_FLAG_DEGRADED) text += "+DEGRADED";
   if (flags & v1::NODE_FLAG_NOT_RESPONDING) text += "+NOT_RESPONDING";

@@ -19,11 +19,18 @@ core::JobState fromWire(v1::JobState state);
 struct JobDetail {
   bool steps = false;                 // Job.steps
   bool scriptAndEnvironment = false;  // spec.script and spec.environment
+  bool switchState = false;           // Job.switch_state (switch/lua's dictionary and calls)
 };
-// Listings: steps when asked for, never the script or the environment.
-inline constexpr JobDetail kListingDetail{.steps = false, .scriptAndEnvironment = false};
+// Listings: steps when asked for, never the script, the environment or the
+// switch/lua dictionary.
+inline constexpr JobDetail kListingDetail{.steps = false, .scriptAndEnvironment = false, .switchState = false};
 // The store keeps everything.
-inline constexpr JobDetail kStoredDetail{.steps = true, .scriptAndEnvironment = true};
+inline constexpr JobDetail kStoredDetail{.steps = true, .scriptAndEnvironment = true, .switchState = true};
+
+// A job's switch/lua record in its stored form, and back. Error: a stored
+// value out of range (a damaged or newer record).
+v1::SwitchState switchToWire(const interconnect::SwitchRecord& record);
+Result<interconnect::SwitchRecord> switchFromWire(uint64_t job, const v1::SwitchState& wire);
 
 v1::Job jobToWire(const core::JobRecord& job, const select::Cluster& cluster, const JobDetail& detail);
 

@@ -151,7 +151,14 @@ Status JobStore::readJobs(int64_t now, int64_t keepFinishedSeconds, std::vector<
     }
     lastId = id;
     if (jobs == nullptr) continue;
-    if (keepFinishedSeconds > 0 && isTerminal(state) && endTime + keepFinishedSeconds < now) continue;
+    // An ended job whose switch/lua calls are still outstanding stays: a
+    // restarted controller runs its held teardown again (switch_lua.md,
+    // "Restarts"), however long ago the job ended.
+    bool switchCallsOutstanding = parsed.switch_state().calls_size() > 0;
+    if (keepFinishedSeconds > 0 && isTerminal(state) && endTime + keepFinishedSeconds < now &&
+        !switchCallsOutstanding) {
+      continue;
+    }
     jobs->push_back(std::move(parsed));
   }
   if (rc != SQLITE_DONE) {

@@ -88,6 +88,13 @@ json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options, con
   if (!confinement.log.empty()) spdlog::info("{}", confinement.log);
   spec.update(stepGpuLibraryKeys(options.gpuLibrary, r));
   if (!options.switchScript.empty()) spec["switch_script"] = options.switchScript.string();
+  if (r.switch_managed()) {
+    spec["switch_managed"] = true;
+    // Left out when it could not be passed: gantrystepd then gives the
+    // step functions nil and says so in its log.
+    if (!r.switch_stepinfo_missing() && !r.switch_stepinfo().empty()) spec["switch_stepinfo"] = r.switch_stepinfo();
+    spec["switch_sluid"] = r.switch_sluid();
+  }
   return spec;
 }
 
@@ -280,6 +287,7 @@ std::vector<FinishedStep> StepLauncher::finished() {
         step.startTime = parsed.value("start_time", int64_t{0});
         step.endTime = parsed.value("end_time", int64_t{0});
         step.message = parsed.value("message", std::string());
+        step.drainReason = parsed.value("drain_reason", std::string());
         if (parsed.contains("dmem_peak_bytes") && parsed["dmem_peak_bytes"].is_object()) {
           for (const auto& [region, bytes] : parsed["dmem_peak_bytes"].items()) {
             if (bytes.is_number_unsigned()) step.dmemPeakBytes[region] = bytes.get<uint64_t>();
@@ -289,6 +297,7 @@ std::vector<FinishedStep> StepLauncher::finished() {
         step.exitCode = 1;
         step.message = "unreadable result.json";
       }
+      queueDrain(step);
       result.push_back(std::move(step));
       continue;
     }
@@ -324,6 +333,14 @@ void StepLauncher::acknowledge(const StepKey& key) {
   }
   fs::remove_all(stepsDir() / key.dirName(), ec);
   fs::remove_all(scriptsDir() / key.dirName(), ec);  // left by a gantrystepd that died
+  drainQueued_.erase(key.dirName());
+}
+
+void StepLauncher::queueDrain(const FinishedStep& step) {
+  if (step.drainReason.empty() || !drainQueued_.insert(step.key.dirName()).second) return;
+  spdlog::error("job {} step {}: draining the node: {}", step.key.jobId, step.key.stepId, step.drainReason);
+  std::lock_guard lock(drainReasons_->mutex);
+  drainReasons_->reasons.push_back(step.drainReason);
 }
 
 Status StepLauncher::signalJob(uint64_t jobId, int signal, v1::SignalScope scope) {

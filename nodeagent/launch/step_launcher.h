@@ -41,6 +41,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,10 @@ struct FinishedStep {
   int64_t endTime = 0;
   std::string message;
   std::map<std::string, uint64_t> dmemPeakBytes;  // region -> bytes, from result.json
+  // Non-empty: gantrystepd asks for the node to be drained with this reason
+  // (a failed slurm_switch_step_postfini). finished() queues it once for
+  // drainReasons().
+  std::string drainReason;
 };
 
 struct LauncherOptions {
@@ -122,8 +127,9 @@ class StepLauncher {
   // Every step (running or finished) the agent still knows, for registration.
   std::vector<StepKey> known();
 
-  // Problems that must drain the node (a failed Epilog), oldest first; the
-  // agent sends them with its next heartbeat and then forgets that many.
+  // Problems that must drain the node (a failed Epilog, a step's
+  // drain_reason), oldest first; the agent sends them with its next
+  // heartbeat and then forgets that many.
   std::vector<std::string> drainReasons() const;
   void forgetDrainReasons(size_t count);
 
@@ -139,6 +145,9 @@ class StepLauncher {
   static bool anyStepRunning(const std::filesystem::path& stepsDir, uint64_t jobId);
   static bool parseDirName(const std::string& name, StepKey* key);
   static int readPid(const std::filesystem::path& dir);
+  // Queues a finished step's drain_reason for the heartbeat, once per
+  // step (mutex_ held).
+  void queueDrain(const FinishedStep& step);
   // Runs the Epilog of a claimed job record on the event thread once the
   // job's steps are gone (at most the script timeout later).
   void finishInBackground(uint64_t jobId, std::filesystem::path claimedRecord);
@@ -155,6 +164,9 @@ class StepLauncher {
   std::mutex mutex_;
   std::mutex jobRecordMutex_;  // launches and job ends: the job record and the Prolog
   std::shared_ptr<DrainReasons> drainReasons_ = std::make_shared<DrainReasons>();
+  // Finished steps whose drain_reason is queued already (guarded by mutex_):
+  // finished() reads a result until it is acknowledged.
+  std::set<std::string> drainQueued_;
   // Last, so it stops (and drops what is pending) before the rest goes.
   IoThread io_;
 };

@@ -117,7 +117,12 @@ void ControllerLink::sendHeartbeat() {
 }
 
 void ControllerLink::reportFinished() {
-  for (const auto& step : launcher_.finished()) {
+  std::vector<FinishedStep> steps = launcher_.finished();
+  // A drain a step asked for (switch/lua's postfini) goes before the step's
+  // end: the end may end the job, and the node must not be free for the
+  // next one in between.
+  if (!launcher_.drainReasons().empty()) sendHeartbeat();
+  for (const auto& step : steps) {
     auto context = rpc::makeCallContext(authenticator_, std::chrono::seconds(5));
     if (!context) return;
     v1::StepCompleteRequest request;

@@ -119,6 +119,10 @@ Result<StepSpec> parseObject(const json& doc) {
   readOptional(doc, "socket_cores", spec.socket_cores);
   readOptional(doc, "gpu_freq", spec.gpu_freq);
   readOptional(doc, "switch_script", spec.switch_script);
+  readOptional(doc, "switch_managed", spec.switch_managed);
+  if (auto it = doc.find("switch_stepinfo"); it != doc.end() && !it->is_null())
+    spec.switch_stepinfo = readAs<std::string>(*it, "switch_stepinfo");
+  readOptional(doc, "switch_sluid", spec.switch_sluid);
   readOptional(doc, "host_root", spec.host_root);
   if (spec.tasks_on_node < 1) return Error{"spec.json: key \"tasks_on_node\" must be at least 1"};
   if (auto it = doc.find("gpus"); it != doc.end() && !it->is_null()) {

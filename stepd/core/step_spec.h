@@ -121,6 +121,14 @@ struct StepSpec {
   // SwitchType=switch/lua: the switch.lua to load before the step runs; a
   // script that does not load fails the step. Empty: no switch plugin.
   std::string switch_script;
+  // The job's switch/lua state, as the controller passed it: the setup
+  // returned a dictionary (the step functions run for the job); that
+  // dictionary as JSON text (absent: it could not be passed, and the step
+  // functions get nil); the sluid of the job's current run (empty: the
+  // job's SLUID, see sluid.h).
+  bool switch_managed = false;
+  std::optional<std::string> switch_stepinfo;
+  std::string switch_sluid;
 
   bool isBatch() const { return step_id == "batch"; }
   // The extern step without a command runs no task: it only holds the

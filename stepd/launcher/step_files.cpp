@@ -39,6 +39,7 @@ Status writeResultFile(const std::string& step_dir, const StepResult& result) {
                         {"start_time", result.start_time}, {"end_time", result.end_time},
                         {"message", result.message}};
   if (!result.dmem_peak_bytes.empty()) doc["dmem_peak_bytes"] = result.dmem_peak_bytes;
+  if (!result.drain_reason.empty()) doc["drain_reason"] = result.drain_reason;
   return writeFileAtomically(step_dir + "/result.json", doc.dump() + "\n");
 }
 

@@ -22,6 +22,9 @@ struct StepResult {
   int64_t end_time = 0;
   std::string message;
   std::map<std::string, uint64_t> dmem_peak_bytes;  // region -> peak use (gres/gpumem)
+  // Non-empty: the node must be drained with this reason (a failed
+  // slurm_switch_step_postfini); the agent passes it to the controller.
+  std::string drain_reason;
 };
 
 Result<std::string> readWholeFile(const std::string& path);

@@ -35,6 +35,7 @@
 #include "stepd/core/task_environment.h"
 #include "stepd/launcher/io_forwarder.h"
 #include "stepd/launcher/step_files.h"
+#include "stepd/launcher/switch_step_hooks.h"
 #include "stepd/launcher/task_launcher.h"
 #include "stepd/launcher/task_streams.h"
 
@@ -73,7 +74,9 @@ class StepRunner {
     if (!spec) return finish(spec.error());
     spec_ = std::move(*spec);
     if (auto s = loadSwitchScript(); !s) return finish(s.error());
+    if (auto s = switchPreinit(); !s) return finish(s.error());
     if (auto s = confine(); !s) return finish(s.error());
+    if (auto s = switchInit(); !s) return finish(s.error());
     // Held from before the first task until the step's end (finish()).
     if (auto hold = holdStepGpuLibrary(spec_.gpu_library ? &*spec_.gpu_library : nullptr,
                                        [this](const std::string& line) { log_.info(line); })) {
@@ -110,15 +113,41 @@ class StepRunner {
   // spec's "error: switch/lua:" line, then its fatal line, in stepd.log).
   Status loadSwitchScript() {
     if (spec_.switch_script.empty()) return okStatus();
-    auto sink = [this](switchlua::ScriptLogLevel level, const std::string& line) {
-      if (level == switchlua::ScriptLogLevel::Error) log_.error(line);
-      else log_.info(line);
-    };
-    auto loaded = switchlua::loadScript(spec_.switch_script, sink);
-    if (loaded) return okStatus();
+    auto loaded = switchlua::loadScript(spec_.switch_script, scriptSink());
+    if (loaded) {
+      switch_hooks_.emplace(spec_, scriptSink());
+      return okStatus();
+    }
     log_.error(loaded.error());
     log_.error(std::string(switchlua::kFatalLine));
     return Error{loaded.error()};
+  }
+
+  // The script's lines, already prefixed "switch/lua: <function>: ", go to
+  // stepd.log, which the agent copies into its own log.
+  switchlua::LogSink scriptSink() const {
+    return [this](switchlua::ScriptLogLevel level, const std::string& line) {
+      if (level == switchlua::ScriptLogLevel::Error) log_.error(line);
+      else log_.info(line);
+    };
+  }
+
+  // slurm_switch_step_preinit: before the step's cgroup exists.
+  Status switchPreinit() {
+    if (!switch_hooks_) return okStatus();
+    return switch_hooks_->preinit();
+  }
+
+  // slurm_switch_step_init: once the cgroup exists, before any task. Its
+  // environment goes into the submitted one, under the SLURM_* variables
+  // taskEnvironment() sets, so the script cannot override those.
+  Status switchInit() {
+    if (!switch_hooks_) return okStatus();
+    auto changes = switch_hooks_->init();
+    if (!changes) return Error{changes.error()};
+    for (const auto& [name, value] : changes->set) spec_.env[name] = value;
+    for (const auto& name : changes->unset) spec_.env.erase(name);
+    return okStatus();
   }
 
   Result<StepSpec> loadSpec() {
@@ -508,6 +537,10 @@ class StepRunner {
       (void)cgroup_->killAll();  // processes that left the task groups
     }
     killAdopted();
+    // slurm_switch_step_postfini: every process of the step is gone.
+    if (switch_hooks_) {
+      if (auto reason = switch_hooks_->postfini()) result_.drain_reason = *reason;
+    }
     if (cgroup_) {
       if (auto s = cgroup_->remove(); !s) log_.info(s.error());
     }
@@ -539,6 +572,7 @@ class StepRunner {
   StepLog log_;
   StepSpec spec_;
   std::optional<StepCgroup> cgroup_;
+  std::optional<SwitchStepHooks> switch_hooks_;  // switch/lua's step functions, once the script loaded
   std::optional<detect::GpuLibraryHold> gpu_library_;
   std::vector<Task> tasks_;
   std::optional<StepStreams> streams_;

@@ -1,8 +1,8 @@
 """SwitchType=switch/lua: gantryctld loads switch.lua beside gantry.conf at
 start and does not start when the script cannot be loaded (the spec's
-"error: switch/lua:" line, then its fatal line). Until the job functions
-are called, a --network job is refused rather than run without its
-network; without a switch plugin --network is kept and changes nothing."""
+"error: switch/lua:" line, then its fatal line). A loaded script sets up
+each --network job; without a switch plugin --network is kept and changes
+nothing."""
 
 import subprocess
 
@@ -41,19 +41,25 @@ def test_a_script_that_does_not_load_stops_the_controller(script, phrase):
         cluster.cleanup()
 
 
-def test_a_good_script_loads_and_network_jobs_are_refused_until_setup_exists(cluster_factory):
+def test_a_good_script_loads_and_sets_up_network_jobs(cluster_factory):
     cluster = Cluster(extra_conf="SwitchType=switch/lua")
-    (cluster.conf_dir / "switch.lua").write_text("slurm.log_info('top level of %s', 'switch.lua')\n"
-                                                 "return slurm.SUCCESS\n")
+    (cluster.conf_dir / "switch.lua").write_text(
+        "slurm.log_info('top level of %s', 'switch.lua')\n"
+        "function slurm_switch_job_start(job)\n"
+        "  slurm.log_info('set up %s for job %d on %s', job.network, job.job_id, job.nodes)\n"
+        "  return slurm.SUCCESS, { lanes = 2 }\n"
+        "end\n"
+        "return slurm.SUCCESS\n")
     try:
         cluster.start()
         log = (cluster.root / "gantryctld.log").read_text()
         assert "switchlua: script loaded" in log
         assert "top level of switch.lua" in log
-        refused = cluster.cli("sbatch", "--network=ib0", "--wrap", "true", check=False)
-        assert refused.returncode != 0
-        assert "--network=ib0: switch/lua job setup is not available yet" in refused.stderr
-        assert cluster.cli("squeue", "-h").stdout.strip() == ""
+        job_id = cluster.sbatch("--network=ib0", "--wrap", "true")
+        assert cluster.wait_job(job_id) == "COMPLETED"
+        log = (cluster.root / "gantryctld.log").read_text()
+        assert f"switch/lua: slurm_switch_job_start: set up ib0 for job {job_id} on n" in log, log[-3000:]
+        assert "Network=ib0" in cluster.cli("scontrol", "show", "job", str(job_id)).stdout
     finally:
         cluster.stop()
         cluster.cleanup()

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
@@ -173,4 +174,64 @@ TEST_CASE("a user's signal reaches the steps scancel would signal") {
     INFO("scope " << c.scope << " step " << c.step << " signal " << c.signal);
     CHECK(agent::taskSignalReach(c.scope, c.step, c.signal) == c.reach);
   }
+}
+
+TEST_CASE("the job's switch/lua state goes into spec.json for gantrystepd") {
+  TempDir dir;
+  agent::LauncherOptions options;
+  options.spoolDir = dir.path() / "spool";
+  options.stepdPath = dir.script("stepd", "sleep 0.2; echo '{\"exit_code\": 0}' > \"$2/result.json\"");
+  options.switchScript = dir.path() / "switch.lua";
+  agent::StepLauncher launcher(options);
+  auto request = step(21, "4");
+  request.add_argv("true");
+  request.set_switch_managed(true);
+  request.set_switch_stepinfo(R"({"lanes": 12})");
+  request.set_switch_sluid("sRUNTHREE");
+  auto missing = step(22, "4");
+  missing.add_argv("true");
+  missing.set_switch_managed(true);
+  missing.set_switch_stepinfo(R"({"lanes": 12})");  // not to be passed: the controller says it is missing
+  missing.set_switch_stepinfo_missing(true);
+  auto unmanaged = step(23, "4");
+  unmanaged.add_argv("true");
+  for (const auto& r : {request, missing, unmanaged}) REQUIRE(launcher.launch(r).ok());
+  auto specOf = [&](const char* name) {
+    return nlohmann::json::parse(readFile(options.spoolDir / "steps" / name / "spec.json"));
+  };
+  auto managed = specOf("21.4");
+  CHECK(managed["switch_script"] == options.switchScript.string());
+  CHECK(managed["switch_managed"] == true);
+  CHECK(managed["switch_stepinfo"] == R"({"lanes": 12})");
+  CHECK(managed["switch_sluid"] == "sRUNTHREE");
+  auto nil = specOf("22.4");
+  CHECK(nil["switch_managed"] == true);
+  CHECK_FALSE(nil.contains("switch_stepinfo"));
+  auto plain = specOf("23.4");
+  CHECK_FALSE(plain.contains("switch_managed"));
+  REQUIRE(waitFor([&] { return launcher.finished().size() == 3; }));
+}
+
+TEST_CASE("a step's drain_reason is queued once for the heartbeat") {
+  TempDir dir;
+  agent::LauncherOptions options;
+  options.spoolDir = dir.path() / "spool";
+  options.stepdPath =
+      dir.script("stepd", "echo '{\"exit_code\": 0, \"drain_reason\": \"switch_g_job_postfini failed\"}' > \"$2/result.json\"");
+  agent::StepLauncher launcher(options);
+  auto request = step(31, "2");
+  request.add_argv("true");
+  REQUIRE(launcher.launch(request).ok());
+  REQUIRE(waitFor([&] { return launcher.finished().size() == 1; }));
+  // Read again until acknowledged: still one reason.
+  auto finished = launcher.finished();
+  REQUIRE(finished.size() == 1);
+  CHECK(finished[0].drainReason == "switch_g_job_postfini failed");
+  CHECK(finished[0].exitCode == 0);
+  CHECK(launcher.drainReasons() == std::vector<std::string>{"switch_g_job_postfini failed"});
+  launcher.acknowledge(finished[0].key);
+  CHECK(launcher.finished().empty());
+  CHECK(launcher.drainReasons().size() == 1);
+  launcher.forgetDrainReasons(1);
+  CHECK(launcher.drainReasons().empty());
 }

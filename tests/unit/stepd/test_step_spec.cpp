@@ -120,3 +120,27 @@ TEST_CASE("--gpu-freq and the GPU library to hold are read from spec.json", "[st
   REQUIRE_FALSE(noPlugin.ok());
   CHECK_THAT(noPlugin.error(), Catch::Contains("\"gpu_library\" needs a \"plugin\""));
 }
+
+TEST_CASE("the job's switch/lua state is read from the spec", "[stepd][spec][switch]") {
+  SECTION("a managed job with its dictionary and sluid") {
+    auto spec = parseStepSpec(R"({"job_id": 5, "step_id": 2, "uid": 0, "gid": 0, "work_dir": "/", "argv": ["true"],
+      "switch_managed": true, "switch_stepinfo": "{\"vni\": 8}", "switch_sluid": "sABC"})");
+    REQUIRE(spec.ok());
+    CHECK(spec->switch_managed);
+    CHECK(spec->switch_stepinfo == std::optional<std::string>(R"({"vni": 8})"));
+    CHECK(spec->switch_sluid == "sABC");
+  }
+  SECTION("without the keys: unmanaged, no dictionary") {
+    auto spec = parseStepSpec(R"({"job_id": 5, "step_id": 2, "uid": 0, "gid": 0, "work_dir": "/", "argv": ["true"]})");
+    REQUIRE(spec.ok());
+    CHECK_FALSE(spec->switch_managed);
+    CHECK_FALSE(spec->switch_stepinfo.has_value());
+    CHECK(spec->switch_sluid.empty());
+  }
+  SECTION("a dictionary that is not text is refused, naming the key") {
+    auto spec = parseStepSpec(R"({"job_id": 5, "step_id": 2, "uid": 0, "gid": 0, "work_dir": "/", "argv": ["true"],
+      "switch_managed": true, "switch_stepinfo": {"vni": 8}})");
+    REQUIRE_FALSE(spec.ok());
+    CHECK(spec.error().find("\"switch_stepinfo\"") != std::string::npos);
+  }
+}

@@ -147,13 +147,16 @@ inline std::string tempDb() {
 }
 
 struct CoreHarness {
-  explicit CoreHarness(config::GantryConf configuration = twoNodeConf(), std::string dbPath = tempDb())
+  explicit CoreHarness(config::GantryConf configuration = twoNodeConf(), std::string dbPath = tempDb(),
+                       core::SwitchCalls* switchCalls = nullptr, core::SwitchScriptAnswers switchAnswers = {},
+                       int64_t keepFinishedSeconds = 300)
       : db(std::move(dbPath)), conf(std::move(configuration)) {
     REQUIRE(store.open(db).ok());
     clock.set(TimePoint(std::chrono::seconds(1'000'000)));
     core = std::make_unique<core::ControllerCore>(
         io, core::CoreOptions{.conf = &conf, .clock = &clock, .store = &store, .agents = &agents,
-                              .timers = &timers, .tick = std::chrono::milliseconds(1)});
+                              .timers = &timers, .keepFinishedSeconds = keepFinishedSeconds,
+                              .tick = std::chrono::milliseconds(1), .switchCalls = switchCalls, .switchAnswers = switchAnswers});
     REQUIRE(core->start().ok());
   }
   ~CoreHarness() {

@@ -1,12 +1,13 @@
-#include "stepd/core/sluid.h"
+#include "common/util/sluid.h"
 
-namespace gantry::stepd {
+namespace gantry {
 
-std::string jobSluid(const std::string& cluster, uint64_t job_id) {
+namespace {
+
+std::string sluidOf(const std::string& key) {
   constexpr uint64_t kFnvOffset = 14695981039346656037ULL;
   constexpr uint64_t kFnvPrime = 1099511628211ULL;
   constexpr char kCrockford[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-  const std::string key = cluster + ":" + std::to_string(job_id);
   uint64_t hash = kFnvOffset;
   for (unsigned char c : key) {
     hash ^= c;
@@ -21,4 +22,15 @@ std::string jobSluid(const std::string& cluster, uint64_t job_id) {
   return "s" + digits;
 }
 
-}  // namespace gantry::stepd
+}  // namespace
+
+std::string jobSluid(const std::string& cluster, uint64_t job_id) {
+  return sluidOf(cluster + ":" + std::to_string(job_id));
+}
+
+std::string runSluid(const std::string& cluster, uint64_t job_id, int restarts) {
+  if (restarts <= 0) return jobSluid(cluster, job_id);
+  return sluidOf(cluster + ":" + std::to_string(job_id) + "." + std::to_string(restarts));
+}
+
+}  // namespace gantry
