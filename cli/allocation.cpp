@@ -69,7 +69,9 @@ Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::Job
       if (program == "salloc") std::cerr << "salloc: Granted job allocation " << jobId << "\n";
       return *job;
     }
-    if (job->state() != gantry::v1::PENDING) {
+    // A CONFIGURING job has its nodes and waits for its switch setup: it
+    // may still start.
+    if (job->state() != gantry::v1::PENDING && job->state() != gantry::v1::CONFIGURING) {
       return Error{"job " + std::to_string(jobId) + " ended before it started (" + job->reason() + ")"};
     }
     if (abort != nullptr && *abort) {
