@@ -17,7 +17,7 @@ import pytest
 
 from gantry_cluster import wait_for
 from switch_harness import (TIMEOUT, assert_in_service, assert_within_ten_percent, assert_log_order, assert_no_call_left, call_running,
-                            controller_announced, ledger_lines, log_text, script_calls, script_lines, show_job, squeue_state,
+                            controller_announced, job_named, ledger_lines, log_text, script_calls, script_lines, show_job, squeue_state,
                             srun, started_calls, submit, switch_cluster, wait_calls, wait_job_state, wait_log)
 
 PAIR = ("-N2",)  # the default partition: sw1 and sw2
@@ -57,6 +57,22 @@ def test_a_network_job_is_configuring_while_its_setup_runs_then_runs_and_is_torn
     assert "jobinfo=yes" in script_lines(c, "job_complete", job)[0]
     assert_log_order(c, f"switchlua: job_start(): JobId={job}", f"switch setup of JobId={job} done",
                      f"switchlua: job_complete(): JobId={job}", f"switch teardown of JobId={job} done")
+    assert_in_service(c, "sw1", "sw2")
+    assert_no_call_left(c)
+
+
+@pytest.mark.parametrize("command", ["srun", "salloc"])
+def test_an_interactive_allocation_waits_for_its_setup_then_runs(unheld, command):
+    c = unheld
+    name = f"{command}-waits"
+    result = c.cli(command, "-J", name, "--network=switchlua:start_sleep=1", *PAIR, "hostname", timeout=30)
+    job = job_named(c, name)
+    assert len(result.stdout.split()) == (2 if command == "srun" else 1), result.stdout
+    assert c.wait_job(job) == "COMPLETED"
+    wait_log(c, f"switch teardown of JobId={job} done")
+    assert_log_order(c, f"switch setup of JobId={job} done", f"switchlua: job_complete(): JobId={job}")
+    assert script_calls(c, "job_start", job) == started_calls(c, "job_start", job) == 1
+    assert script_calls(c, "job_complete", job) == started_calls(c, "job_complete", job) == 1
     assert_in_service(c, "sw1", "sw2")
     assert_no_call_left(c)
 
@@ -125,7 +141,6 @@ def test_a_failed_setup_cancels_a_job_that_cannot_be_requeued(unheld, directive,
                        timeout=TIMEOUT + 30)
         assert result.returncode != 0, result
         assert reason in result.stderr, result.stderr
-        from switch_harness import job_named
         job = job_named(c, name)
     assert c.wait_job(job, timeout=TIMEOUT + 20) == "CANCELLED"
     shown = show_job(c, job)
