@@ -118,6 +118,12 @@ def ledger_lines(cluster):
     return path.read_text().splitlines() if path.exists() else []
 
 
+def job_log(cluster, job_id):
+    """The controller's lines about the job (for assertion messages)."""
+    return "\n".join(l for l in log_text(cluster).splitlines()
+                     if re.search(rf"JobId={job_id}\b", l) or "reconfigur" in l or "listening" in l)
+
+
 def started_calls(cluster, function, job_id):
     """How many calls of `function` for the job the script began (the ledger)."""
     return ledger_lines(cluster).count(f"{function} JobId={job_id}")
