@@ -13,7 +13,7 @@ import time
 import pytest
 
 from gantry_cluster import wait_for
-from switch_harness import (assert_in_service, job_log, assert_log_order, assert_no_call_left, call_running, log_text,
+from switch_harness import (assert_drained, assert_in_service, job_log, resume, assert_log_order, assert_no_call_left, call_running, log_text,
                             node_state, script_calls, script_lines, set_script, show_job, submit, switch_cluster,
                             started_calls, wait_calls, wait_in_service, wait_job_state, wait_log,
                             wait_started)
@@ -140,3 +140,31 @@ def test_after_a_reconfigure_to_block_false_an_unheld_teardown_is_forgotten_at_a
     finally:
         set_script(c, block=True)
         c.cli("scontrol", "reconfigure")
+
+
+def test_a_held_teardown_that_cannot_run_again_after_a_restart_drains_its_nodes(held):
+    """Restarted without switch/lua, the controller cannot run the teardown
+    that held the nodes: it counts as failed."""
+    c = held
+    conf = c.conf_dir / "gantry.conf"
+    original = conf.read_text()
+    job = submit(c, "complete_sleep=3", *BOTH)
+    wait_started(c, "job_complete", job, 1)
+    assert completing(c)
+    try:
+        c.kill_controller(signal.SIGKILL)
+        conf.write_text(original.replace("SwitchType=switch/lua\n", ""))
+        c.start_controller()
+        wait_log(c, f"drained sw[1-2] after a failed switch teardown of JobId={job}")
+        assert_log_order(c, f"JobId={job} had unresolved switch cleanup: its teardown held sw[1-2]",
+                         f"drained sw[1-2] after a failed switch teardown of JobId={job}")
+        wait_for(lambda: not completing(c), timeout=5, what="the hold to end")
+        assert_drained(c, *NODES)
+        assert started_calls(c, "job_complete", job) == 1
+        assert c.wait_job(job) == "COMPLETED"
+    finally:
+        conf.write_text(original)
+        restart(c)
+        resume(c, "sw[1-2]")
+    wait_in_service(c, *NODES)
+    assert_no_call_left(c, timeout=5)

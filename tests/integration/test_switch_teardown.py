@@ -17,7 +17,7 @@ from gantry_cluster import wait_for
 from switch_harness import (DRAIN_REASON, RETRIES, TIMEOUT, assert_drained, assert_within_ten_percent, assert_in_service, assert_log_order,
                             assert_no_call_left, call_running, log_text, node_state, resume, script_calls,
                             script_lines, show_job, show_node, sinfo_state, squeue_state, submit, switch_cluster,
-                            wait_calls, wait_in_service, wait_job_state, wait_log, wait_started)
+                            started_calls, wait_calls, wait_in_service, wait_job_state, wait_log, wait_started)
 
 PAIR = ("-N2",)  # the default partition: sw1 and sw2
 
@@ -240,4 +240,20 @@ def test_a_job_cancelled_during_a_setup_that_never_reports_is_torn_down_at_the_t
     assert c.wait_job(job) == "CANCELLED"
     wait_in_service(c, "sw1", "sw2")
     assert script_calls(c, "job_start", job) == 1
+    assert_no_call_left(c)
+
+
+def test_a_job_cancelled_during_a_setup_that_then_fails_frees_its_nodes_without_a_teardown(unheld):
+    c = unheld
+    job = submit(c, "start_sleep=2,start_fail", *PAIR, wrap="sleep 30")
+    wait_job_state(c, job, "CONFIGURING")
+    c.cli("scancel", str(job))
+    wait_log(c, f"JobId={job} ended while its switch setup runs")
+    assert completing(c, "sw1", "sw2")
+    wait_log(c, f"switch setup of JobId={job} failed", timeout=TIMEOUT + 3)
+    wait_in_service(c, "sw1", "sw2", timeout=5)
+    assert c.wait_job(job) == "CANCELLED"
+    time.sleep(0.5)
+    assert started_calls(c, "job_start", job) == script_calls(c, "job_start", job) == 1
+    assert started_calls(c, "job_complete", job) == 0
     assert_no_call_left(c)
