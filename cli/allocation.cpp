@@ -59,6 +59,7 @@ Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::Job
   keeper.start(jobId);
   if (program == "salloc") std::cerr << "salloc: Pending job allocation " << jobId << "\n";
   bool announcedWait = false;
+  bool announcedConfiguring = false;
   for (;;) {
     auto job = fetchJob(client, jobId);
     if (!job) return job.failure();
@@ -69,16 +70,21 @@ Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::Job
       if (program == "salloc") std::cerr << "salloc: Granted job allocation " << jobId << "\n";
       return *job;
     }
-    // A CONFIGURING job has its nodes and waits for its switch setup: it
-    // may still start.
-    if (job->state() != gantry::v1::PENDING && job->state() != gantry::v1::CONFIGURING) {
+    // CONFIGURING: the nodes are held while switch.lua sets the
+    // interconnect up; the allocation is granted once that is done.
+    bool configuring = job->state() == gantry::v1::CONFIGURING;
+    if (!configuring && job->state() != gantry::v1::PENDING) {
       return Error{"job " + std::to_string(jobId) + " ended before it started (" + job->reason() + ")"};
+    }
+    if (configuring && !announcedConfiguring) {
+      std::cerr << program << ": Waiting for resource configuration\n";
+      announcedConfiguring = true;
     }
     if (abort != nullptr && *abort) {
       (void)releaseAllocation(client, jobId, 0);
       return Error{"Job allocation " + std::to_string(jobId) + " has been revoked"};
     }
-    if (!announcedWait) {
+    if (!announcedWait && !configuring) {
       std::cerr << program << ": job " << jobId << " queued and waiting for resources\n";
       announcedWait = true;
     }

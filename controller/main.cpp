@@ -168,7 +168,8 @@ int main(int argc, char** argv) {
       refuse("switch/lua: " + identity.error());
       return 1;
     }
-    switchCalls = std::make_unique<gantry::ctl::SwitchCallPort>(switchScript, std::move(*identity));
+    switchCalls = std::make_unique<gantry::ctl::SwitchCallPort>(switchScript, std::move(*identity),
+                                                                conf.slurmctldLogFile.empty());
     switchAnswers = gantry::ctl::askSwitchScript(switchScript);
   }
   gantry::SystemClock clock;

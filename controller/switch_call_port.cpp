@@ -2,6 +2,7 @@
 
 #include <grp.h>
 #include <pwd.h>
+#include <syslog.h>
 
 #include <spdlog/spdlog.h>
 
@@ -36,8 +37,10 @@ Result<SwitchIdentity> switchIdentityOf(const std::string& user) {
   return identity;
 }
 
-SwitchCallPort::SwitchCallPort(std::filesystem::path script, SwitchIdentity runAs)
-    : script_(std::move(script)), runAs_(std::move(runAs)) {}
+SwitchCallPort::SwitchCallPort(std::filesystem::path script, SwitchIdentity runAs, bool toSyslog)
+    : script_(std::move(script)), runAs_(std::move(runAs)), toSyslog_(toSyslog) {
+  if (toSyslog_) ::openlog("gantryctld", LOG_PID, LOG_DAEMON);
+}
 
 uint64_t SwitchCallPort::start(core::SwitchCallOrder order, Done done) {
   bool setup = order.function == core::SwitchCallOrder::Function::JobStart;
@@ -49,11 +52,19 @@ uint64_t SwitchCallPort::start(core::SwitchCallOrder order, Done done) {
                                     .groups = runAs_.groups,
                                     .timeout = order.timeout};
   if (!setup) request.arguments.push_back(order.jobinfo);
-  return runner_.start(std::move(request), [setup, done = std::move(done)](interconnect::CallReport report) {
+  bool toSyslog = toSyslog_;
+  return runner_.start(std::move(request), [setup, toSyslog, done = std::move(done)](interconnect::CallReport report) {
     core::SwitchCallOutcome outcome;
     if (setup) outcome.answer = interconnect::setupAnswerOf(report);
     else outcome.answer = interconnect::teardownAnswerOf(report);
     for (auto& line : report.log) {
+      if (toSyslog) {
+        int priority = line.level == switchlua::ScriptLogLevel::Error  ? LOG_ERR
+                       : line.level == switchlua::ScriptLogLevel::Info ? LOG_INFO
+                                                                       : LOG_DEBUG;
+        ::syslog(priority, "%s", line.line.c_str());
+        continue;
+      }
       using Level = core::SwitchCallLogLine::Level;
       Level level = line.level == switchlua::ScriptLogLevel::Error  ? Level::Error
                     : line.level == switchlua::ScriptLogLevel::Info ? Level::Info

@@ -27,7 +27,9 @@ Result<SwitchIdentity> switchIdentityOf(const std::string& user);
 
 class SwitchCallPort final : public core::SwitchCalls {
  public:
-  SwitchCallPort(std::filesystem::path script, SwitchIdentity runAs);
+  // `toSyslog`: no SlurmctldLogFile is set, so the lines the script logs
+  // during a call go to syslog rather than to the controller's terminal.
+  SwitchCallPort(std::filesystem::path script, SwitchIdentity runAs, bool toSyslog);
 
   uint64_t start(core::SwitchCallOrder order, Done done) override;
   void kill(uint64_t handle) override;
@@ -35,6 +37,7 @@ class SwitchCallPort final : public core::SwitchCalls {
  private:
   std::filesystem::path script_;
   SwitchIdentity runAs_;
+  bool toSyslog_ = false;
   interconnect::CallRunner runner_;
 };
 

@@ -55,6 +55,15 @@ std::string schedulerParametersPart(std::string_view value, int) {
   return pickItems(value, [](const std::string& item) { return item.rfind("max_script_size=", 0) != 0; });
 }
 
+// switch_timeout, switch_retries and switch_drain_on_failure govern the
+// switch/lua calls (controller/switch); the rest waits for its issue.
+std::string slurmctldParametersPart(std::string_view value, int) {
+  return pickItems(value, [](const std::string& item) {
+    return item.rfind("switch_timeout=", 0) != 0 && item.rfind("switch_retries=", 0) != 0 &&
+           item.rfind("switch_drain_on_failure=", 0) != 0;
+  });
+}
+
 // jobs and nodes are acted on; usage and users concern accounting.
 std::string privateDataPart(std::string_view value, int) {
   return pickItems(value, [](const std::string& item) { return item != "jobs" && item != "nodes"; });
@@ -137,15 +146,10 @@ std::vector<InertKey> makeTable() {
        "SUSPEND", preemptModePart},
       {P::Global, "PreemptType", "", "preemption", "which jobs may preempt which (partition priority or QOS)",
        "controller/gang", "preempt/partition_prio"},
-      {P::Global, "SlurmctldParameters", "", "switch/lua lifecycle and per-device drain",
-       "switch_timeout, switch_retries and switch_drain_on_failure govern switch/lua calls; drain_absent_gres "
-       "drains only the absent devices of a node, within MaxDrainedTres",
-       "controller/switch, controller/drain", "switch_timeout=60"},
-      {P::Global, "SwitchType", "", "switch/lua interconnect lifecycle",
-       "switch/lua runs switch.lua's job start and completion functions around each --network job; today "
-       "switch.lua is loaded at start (a script that does not load stops gantryctld) and --network jobs are "
-       "refused",
-       "controller/switch", "switch/lua"},
+      {P::Global, "SlurmctldParameters", "", "per-device drain",
+       "drain_absent_gres drains only the absent devices of a node, within MaxDrainedTres; switch_timeout, "
+       "switch_retries and switch_drain_on_failure are acted on",
+       "controller/drain", "drain_absent_gres", slurmctldParametersPart},
       {P::Global, "SwitchParameters", "", "switch/lua interconnect lifecycle", "parameters handed to the switch plugin",
        "controller/switch", "verbose"},
       {P::Global, "TaskPlugin", "", "task CPU binding",

@@ -161,6 +161,10 @@ void ControllerCore::recover(const store::Snapshot& snapshot) {
     uint64_t id = job.id;
     auto [it, inserted] = state_.jobs.emplace(id, std::move(job));
     JobRecord& record = it->second;
+    if (stored.has_switch_state() && !record.network) {
+      spdlog::error("job {}: its stored switch/lua state cannot be read back; none of its switch calls runs again",
+                    id);
+    }
     record.allocation.owner.shareGroup = shareGroupFor(record);
     if (!isEnded(record.state) && record.state != JobState::Pending) {
       // Re-attach: the job keeps running on its agents; hold its resources
@@ -228,6 +232,7 @@ void ControllerCore::forgetOldJobs() {
     // says what to run again after a restart).
     bool switchBusy = job.network && (interconnect::hasOutstandingCalls(*job.network) || !job.switchHeldNodes.empty());
     if (isEnded(job.state) && job.endTime + keep < t && !switchBusy) {
+      std::erase_if(setupSnapshots_, [id = it->first](const auto& entry) { return entry.first.first == id; });
       it = state_.jobs.erase(it);
     } else {
       ++it;

@@ -253,8 +253,7 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
   job.allocation.owner = select::AllocationOwner{.uid = job.uid, .userExclusive = job.spec.exclusive_mode() == "user"};
   for (const auto& [key, bytes] : wire.dmem_peak_bytes()) job.dmemPeakBytes[key] = bytes;
   if (wire.has_switch_state()) {
-    // A record that cannot be read back is dropped with the job's other
-    // unreadable parts; the caller logs what recovery could not keep.
+    // A record that cannot be read back is left out; recovery says so.
     if (auto record = switchFromWire(job.id, wire.switch_state())) job.network = std::move(*record);
   }
   job.nextStepId = wire.next_step_id();

@@ -63,8 +63,8 @@ TEST_CASE("inert keys: a configuration with several gives exactly their notes, w
   CHECK(texts(loaded->notes) ==
         std::vector<std::string>{
             "gantry.conf:2: SchedulerType=sched/backfill is accepted but not yet acted on (scheduler choice)",
-            "gantry.conf:3: SlurmctldParameters=switch_timeout=60,drain_absent_gres is accepted but not yet acted "
-            "on (switch/lua lifecycle and per-device drain)",
+            "gantry.conf:3: SlurmctldParameters=switch_timeout=60,drain_absent_gres: drain_absent_gres is accepted "
+            "but not yet acted on (per-device drain)",
             "gantry.conf:4: DebugFlags=SelectType,Gres: Gres is accepted but not yet acted on (debug flags other "
             "than SelectType)",
             "gantry.conf:5: AccountingStorageType=accounting_storage/slurmdbd is accepted but not yet acted on "
@@ -200,7 +200,7 @@ TEST_CASE("inert keys: every entry's example loads without error or warning and 
 TEST_CASE("inert keys: --check-config prints them as notes and still succeeds", "[config][inert]") {
   fs::path dir = fs::temp_directory_path() / ("gantry-inert-" + std::to_string(getpid()));
   fs::create_directories(dir);
-  std::ofstream(dir / "gantry.conf") << "SlurmctldHost=ctl\nSwitchType=switch/lua\nTaskPlugin=task/cgroup\n";
+  std::ofstream(dir / "gantry.conf") << "SlurmctldHost=ctl\nSwitchParameters=verbose\nTaskPlugin=task/cgroup\n";
   std::ofstream(dir / "cgroup.conf") << "ConstrainCores=yes\nAllowedRAMSpace=98\n";
   CheckReport report = checkAll(dir);
   fs::remove_all(dir);
@@ -209,7 +209,7 @@ TEST_CASE("inert keys: --check-config prints them as notes and still succeeds", 
   std::string gantryFile = (dir / "gantry.conf").string(), cgroupFile = (dir / "cgroup.conf").string();
   CHECK(report.toString() ==
         "note: " + gantryFile +
-            ":2: SwitchType=switch/lua is accepted but not yet acted on (switch/lua interconnect lifecycle)\n"
+            ":2: SwitchParameters=verbose is accepted but not yet acted on (switch/lua interconnect lifecycle)\n"
             "note: " +
             cgroupFile + ":2: AllowedRAMSpace=98 is accepted but not yet acted on (memory limit share)\n");
 }

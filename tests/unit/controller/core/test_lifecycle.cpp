@@ -241,6 +241,51 @@ const std::vector<JobRow>& jobRows() {
          CHECK_FALSE(j.launchDeferred);
          CHECK(j.suspendedBy == SuspendedBy::None);
        }},
+      {"switch: a job whose network is to be set up is placed CONFIGURING and not launched", JobState::Pending,
+       job_event::Placed{placedOnN3().allocation, {"n3"}, false, true}, JobState::Configuring, JobReason::None,
+       {"hold", "persist"}, nullptr,
+       [](const JobRecord& j) {
+         CHECK(j.holdsResources);
+         CHECK_FALSE(j.launchInFlight);
+         CHECK_FALSE(j.launchDeferred);
+       }},
+      {"switch: a configured job starts, its time limit counting from now", JobState::Configuring,
+       job_event::SwitchConfigured{}, JobState::Running, JobReason::None, {"persist", "launch"}, nullptr,
+       [](const JobRecord& j) {
+         CHECK(j.startTime == kNow);
+         CHECK(j.launchInFlight);
+       }},
+      {"switch: a configured job the timeslicer suspended meanwhile waits for its turn", JobState::Configuring,
+       job_event::SwitchConfigured{}, JobState::Suspended, JobReason::GangTimeslice, {"persist"},
+       [](JobRecord& j) { j.launchDeferred = true; },
+       [](const JobRecord& j) {
+         CHECK(j.suspendedBy == SuspendedBy::Gang);
+         CHECK(j.launchDeferred);
+       }},
+      {"switch: the timeslicer's suspend of a configuring job is only remembered", JobState::Configuring,
+       job_event::GangSuspend{}, JobState::Configuring, JobReason::None, {"persist"}, nullptr,
+       [](const JobRecord& j) { CHECK(j.launchDeferred); }},
+      {"switch: the timeslicer's resume of a configuring job is only remembered", JobState::Configuring,
+       job_event::GangResume{}, JobState::Configuring, JobReason::None, {"persist"},
+       [](JobRecord& j) {
+         j.launchDeferred = true;
+         j.suspendedBy = SuspendedBy::Gang;
+       },
+       [](const JobRecord& j) { CHECK_FALSE(j.launchDeferred); }},
+      {"switch: a failed setup requeues a batch job that may be requeued", JobState::Configuring,
+       job_event::SwitchSetupFailed{"switch setup failed"}, JobState::Pending, JobReason::SwitchSetup,
+       {"release", "persist", "schedule"}, nullptr,
+       [](const JobRecord& j) {
+         CHECK(j.restartCount == 1);
+         CHECK(reasonText(j.reason, j.reasonDetail) == "switch setup failed");
+       }},
+      {"switch: a failed setup cancels a --no-requeue job, nothing to stop on its nodes", JobState::Configuring,
+       job_event::SwitchSetupFailed{"switch setup timed out"}, JobState::Cancelled, JobReason::SwitchSetup,
+       {"release", "schedule", "persist"}, [](JobRecord& j) { j.spec.set_no_requeue(true); },
+       [](const JobRecord& j) { CHECK(reasonText(j.reason, j.reasonDetail) == "switch setup timed out"); }},
+      {"switch: a failed setup cancels a job without a batch script", JobState::Configuring,
+       job_event::SwitchSetupFailed{"switch setup failed"}, JobState::Cancelled, JobReason::SwitchSetup,
+       {"release", "schedule", "persist"}, [](JobRecord& j) { j.spec.clear_script(); }},
       {"a user hold marks the job JobHeldUser", JobState::Pending, job_event::Hold{false}, JobState::Pending,
        JobReason::JobHeldUser, {"persist"}, nullptr, [](const JobRecord& j) { CHECK(j.held()); }},
       {"an administrator's hold of another's job is JobHeldAdmin", JobState::Pending, job_event::Hold{true},
@@ -309,6 +354,11 @@ const std::vector<RefusedRow>& refusedRows() {
       {"a pending job loses no node", JobState::Pending, job_event::NodeLost{"n1", JobReason::NodeSetDown}},
       {"a batch job has no allocating client to lose", JobState::Running, job_event::ClientGone{}},
       {"an ended job's client going away changes nothing", JobState::Timeout, job_event::ClientGone{}},
+      {"switch: only a configuring job is configured", JobState::Cancelled, job_event::SwitchConfigured{}},
+      {"switch: a setup that fails after the job ended changes nothing", JobState::Cancelled,
+       job_event::SwitchSetupFailed{"switch setup failed"}},
+      {"switch: a running job's setup cannot fail any more", JobState::Running,
+       job_event::SwitchSetupFailed{"switch setup failed"}},
   };
   return rows;
 }
