@@ -7,12 +7,10 @@ no process of a call is left behind."""
 import json
 import os
 import re
-import subprocess
-import time
 from datetime import datetime
 from pathlib import Path
 
-from gantry_cluster import REPO, Cluster, binary, wait_for
+from gantry_cluster import REPO, Cluster, wait_for
 
 EXAMPLE_SCRIPT = REPO / "conf" / "switch-lua" / "switch.lua"
 
@@ -294,20 +292,3 @@ def job_named(cluster, name):
     jobs = json.loads(cluster.cli("squeue", "--json", "-t", "all").stdout)["jobs"]
     found = [j["job_id"] for j in jobs if j.get("spec", {}).get("name") == name]
     return found[-1] if found else None
-
-
-def srun(cluster, name, directives, *args, command=("true",), timeout=60):
-    """srun outside an allocation; returns (the job's id, srun's result)."""
-    result = cluster.cli("srun", "-J", name, f"--network=switchlua:{directives}", *args, *command,
-                         check=False, timeout=timeout)
-    return job_named(cluster, name), result
-
-
-def popen_srun(cluster, name, directives, *args, command=("true",)):
-    return subprocess.Popen([binary("gantry"), "srun", "-J", name, f"--network=switchlua:{directives}",
-                             *args, *command], env=cluster.env(), cwd=cluster.root,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def elapsed_since(start):
-    return time.monotonic() - start

@@ -16,9 +16,10 @@ import time
 import pytest
 
 from gantry_cluster import wait_for
-from switch_harness import (TIMEOUT, assert_in_service, assert_within_ten_percent, assert_log_order, assert_no_call_left, call_running,
-                            controller_announced, job_named, ledger_lines, log_text, script_calls, script_lines, show_job, squeue_state,
-                            srun, started_calls, submit, switch_cluster, wait_calls, wait_job_state, wait_log)
+from switch_harness import (TIMEOUT, assert_in_service, assert_log_order, assert_no_call_left,
+                            assert_within_ten_percent, call_running, controller_announced, job_named, ledger_lines,
+                            log_text, script_calls, script_lines, show_job, squeue_state, started_calls, submit,
+                            switch_cluster, wait_calls, wait_job_state, wait_log)
 
 PAIR = ("-N2",)  # the default partition: sw1 and sw2
 
@@ -31,8 +32,8 @@ def unheld():
     cluster.cleanup()
 
 
-def settle(cluster, job_id):
-    """Waits until the job's calls are over (none of its processes left)."""
+def settle(cluster):
+    """Waits until the calls are over (none of their processes left)."""
     assert_no_call_left(cluster, timeout=TIMEOUT + 5)
 
 
@@ -155,7 +156,7 @@ def test_a_failed_setup_cancels_a_job_that_cannot_be_requeued(unheld, directive,
         assert_within_ten_percent(c, f"switchlua: job_start(): JobId={job}", line, TIMEOUT)
     if torn_down:
         wait_calls(c, "job_complete", job, 1)
-    settle(c, job)
+    settle(c)
     time.sleep(0.3)
     assert script_calls(c, "job_start", job) == started_calls(c, "job_start", job) == 1
     assert script_calls(c, "job_complete", job) == started_calls(c, "job_complete", job) == (1 if torn_down else 0)
@@ -171,7 +172,7 @@ def test_a_failed_setup_requeues_a_batch_job_and_each_run_is_set_up_again(unheld
     wait_for(lambda: int(show_job(c, job)["Restarts"]) >= 2, timeout=30, what="two requeues")
     c.cli("scancel", str(job))
     assert c.wait_job(job) == "CANCELLED"
-    settle(c, job)
+    settle(c)
     runs = int(show_job(c, job)["Restarts"])
     # One setup per run: each requeue followed a failed setup, and the
     # run in progress at the scancel may have had its setup too.
@@ -197,13 +198,13 @@ def test_a_setup_that_reports_after_the_timeout_gets_one_more_teardown(unheld):
         finally:
             c.ctld.send_signal(signal.SIGCONT)
         state = c.wait_job(job, states=("COMPLETED", "CANCELLED"), timeout=20)
-        settle(c, job)
+        settle(c)
         if state == "COMPLETED":
             continue  # the report won the race: an ordinary success
         assert show_job(c, job)["Reason"] == TIMED_OUT
         wait_log(c, f"late setup of JobId={job}")
         wait_calls(c, "job_complete", job, 2)
-        settle(c, job)
+        settle(c)
         time.sleep(0.3)
         assert script_calls(c, "job_start", job) == 1
         # One teardown for the abandoned setup (nil), one for its late dictionary.

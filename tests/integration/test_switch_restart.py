@@ -13,9 +13,9 @@ import time
 import pytest
 
 from gantry_cluster import wait_for
-from switch_harness import (assert_drained, assert_in_service, job_log, resume, assert_log_order, assert_no_call_left, call_running, log_text,
-                            node_state, script_calls, script_lines, set_script, show_job, submit, switch_cluster,
-                            started_calls, wait_calls, wait_in_service, wait_job_state, wait_log,
+from switch_harness import (assert_drained, assert_in_service, assert_log_order, assert_no_call_left, job_log,
+                            log_text, node_state, resume, script_calls, script_lines, set_script, show_job,
+                            started_calls, submit, switch_cluster, wait_in_service, wait_job_state, wait_log,
                             wait_started)
 
 TIMEOUT = 6

@@ -12,8 +12,8 @@ import subprocess
 import pytest
 
 from gantry_cluster import binary, wait_for
-from switch_harness import (assert_in_service, assert_no_call_left, resume, show_job, show_node, submit,
-                            switch_cluster, wait_calls, wait_in_service)
+from switch_harness import (assert_in_service, assert_no_call_left, job_named, resume, show_job, show_node,
+                            submit, switch_cluster, wait_calls, wait_in_service)
 
 NODES = ("sw1", "sw2")
 POSTFINI_REASON = "switch_g_job_postfini failed"
@@ -48,7 +48,6 @@ def run(cluster, directives, *command, env=None, name="step"):
     result = subprocess.run([binary("gantry"), "srun", "-J", name, "-N2", f"--network=switchlua:{directives}",
                              *command], env={**cluster.env(), **(env or {})}, capture_output=True, text=True,
                             cwd=cluster.root, timeout=60)
-    from switch_harness import job_named
     return result, job_named(cluster, name)
 
 

@@ -14,10 +14,10 @@ import time
 import pytest
 
 from gantry_cluster import wait_for
-from switch_harness import (DRAIN_REASON, RETRIES, TIMEOUT, assert_drained, assert_within_ten_percent, assert_in_service, assert_log_order,
-                            assert_no_call_left, call_running, log_text, node_state, resume, script_calls,
-                            script_lines, show_job, show_node, sinfo_state, squeue_state, submit, switch_cluster,
-                            started_calls, wait_calls, wait_in_service, wait_job_state, wait_log, wait_started)
+from switch_harness import (DRAIN_REASON, RETRIES, TIMEOUT, assert_drained, assert_in_service, assert_log_order,
+                            assert_no_call_left, assert_within_ten_percent, call_running, log_text, node_state, resume,
+                            script_calls, script_lines, show_job, show_node, sinfo_state, squeue_state, started_calls,
+                            submit, switch_cluster, wait_calls, wait_in_service, wait_job_state, wait_log, wait_started)
 
 PAIR = ("-N2",)  # the default partition: sw1 and sw2
 
