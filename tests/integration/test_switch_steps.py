@@ -13,7 +13,7 @@ import pytest
 
 from gantry_cluster import binary, wait_for
 from switch_harness import (assert_in_service, assert_no_call_left, job_named, resume, show_job, show_node,
-                            submit, switch_cluster, wait_calls, wait_in_service)
+                            set_script, submit, switch_cluster, wait_calls, wait_in_service)
 
 NODES = ("sw1", "sw2")
 POSTFINI_REASON = "switch_g_job_postfini failed"
@@ -131,3 +131,27 @@ def test_a_declined_job_runs_no_step_function(plain):
     assert result.stdout.count("tasks-ran") == 2
     assert step_lines(c, "step_preinit", job) == []
     assert step_lines(c, "step_init", job) == []
+
+
+# step_init of this copy tries to set one of Gantry's own variables.
+CLAIMS_SLURM_JOB_ID = """
+local exampleInit = slurm_switch_step_init
+function slurm_switch_step_init(step, stepinfo)
+  local rc, env = exampleInit(step, stepinfo)
+  if stepinfo and stepinfo.directives and stepinfo.directives.init_slurm then
+    return slurm.SUCCESS, { SLURM_JOB_ID = "set-by-switch-lua", SWITCHLUA_BESIDE = "kept" }
+  end
+  return rc, env
+end
+"""
+
+
+def test_gantry_sets_its_own_variables_after_step_init(plain):
+    c = plain
+    set_script(c, extra=CLAIMS_SLURM_JOB_ID)  # each step's launcher reads the file afresh
+    try:
+        result, job = run(c, "init_slurm", "printenv", "SLURM_JOB_ID", "SWITCHLUA_BESIDE", name="st-claims")
+    finally:
+        set_script(c)
+    assert result.returncode == 0, result.stderr
+    assert sorted(result.stdout.split()) == sorted([str(job)] * 2 + ["kept"] * 2), result.stdout
