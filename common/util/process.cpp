@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -80,8 +81,10 @@ void closeIfOpen(int& fd) {
   fd = -1;
 }
 
-// Everything the child needs after fork, made before it: between fork and
-// exec only async-signal-safe calls are allowed (we may have threads).
+// Everything the child needs, made before it starts. The child shares our
+// memory until it execs (see startChild), so it only reads this plan and
+// makes system calls: no allocation, no lock, nothing another of our
+// threads could be holding.
 struct ChildPlan {
   std::vector<std::string> argvText;
   std::vector<std::string> envText;
@@ -139,16 +142,42 @@ int openOutput(const std::string& file, int pipeFd) {
   close_range(static_cast<unsigned>(plan.reportFd + 1), ~0U, 0);
 
   if (plan.runAs) {
+    // The raw system calls: glibc's wrappers would change the ids of every
+    // thread of the process, which in a child sharing our memory means
+    // signalling our own threads.
     const auto& groups = plan.runAs->groups;
-    if (setgroups(groups.size(), groups.empty() ? nullptr : groups.data()) != 0) {
+    if (syscall(SYS_setgroups, groups.size(), groups.empty() ? nullptr : groups.data()) != 0) {
       childFails(plan.reportFd, SetupStep::Groups);
     }
-    if (setgid(plan.runAs->gid) != 0) childFails(plan.reportFd, SetupStep::Gid);
-    if (setuid(plan.runAs->uid) != 0) childFails(plan.reportFd, SetupStep::Uid);
+    if (syscall(SYS_setgid, plan.runAs->gid) != 0) childFails(plan.reportFd, SetupStep::Gid);
+    if (syscall(SYS_setuid, plan.runAs->uid) != 0) childFails(plan.reportFd, SetupStep::Uid);
   }
   if (!plan.workDir.empty() && chdir(plan.workDir.c_str()) != 0) childFails(plan.reportFd, SetupStep::WorkDir);
   execve(plan.argv[0], plan.argv.data(), plan.envp.data());
   childFails(plan.reportFd, SetupStep::Exec);
+}
+
+int childEntry(void* plan) { becomeChild(*static_cast<const ChildPlan*>(plan)); }
+
+// Starts the child as posix_spawn does: a clone that shares our memory and
+// suspends this thread until the child has exec'd (or failed), on a stack
+// of its own. A fork would copy the page tables of the whole process first,
+// which for a controller with many calls starting costs more than the
+// calls themselves (docs/performance.md, switch/lua). Every signal stays
+// blocked while the child runs our code; it sets its own handlers to the
+// defaults before it unblocks them. Returns the pid, or -1 with errno.
+pid_t startChild(const ChildPlan& plan) {
+  constexpr size_t kChildStack = 256 * 1024;
+  std::vector<char> stack(kChildStack);
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  pid_t pid = clone(childEntry, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD,
+                    const_cast<ChildPlan*>(&plan));
+  int cloneError = errno;
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  errno = cloneError;
+  return pid;
 }
 
 std::optional<std::string> refusal(const ProcessSpec& spec) {
@@ -553,8 +582,7 @@ ProcessHandle runProcess(asio::any_io_executor executor, ProcessSpec spec, Proce
   plan.stdoutPipe = out.write;
   plan.stderrPipe = err.write;
 
-  pid_t pid = fork();
-  if (pid == 0) becomeChild(plan);
+  pid_t pid = startChild(plan);
   int forkError = errno;
   closeIfOpen(report.write);
   closeIfOpen(out.write);
