@@ -90,9 +90,10 @@ void ControllerCore::registerNode(v1::RegisterRequest request, Reply<v1::Registe
     for (uint64_t id : std::set<uint64_t>(node->jobs)) {
       JobRecord* job = state_.findJob(id);
       // Allocations without a script (salloc, srun) have no batch step to
-      // lose, nor has a gang job allocated suspended and not launched yet.
+      // lose, nor has a gang job allocated suspended and not launched yet,
+      // nor a job still CONFIGURING (its switch setup runs; nothing was sent).
       if (job == nullptr || job->launchInFlight || job->launchDeferred || job->batchHost() != node->conf.name ||
-          !job->isBatch())
+          !job->isBatch() || job->state == JobState::Configuring)
         continue;
       if (!isEnded(job->state) && reported.count(id) == 0) {
         (void)applyJob(*job, job_event::NodeLost{node->conf.name, JobReason::BatchStepLost});

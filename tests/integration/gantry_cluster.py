@@ -104,7 +104,7 @@ class Cluster:
     """nodes: list of dicts {name, cpus, memory, gres, host_root, extra, env, args}."""
 
     def __init__(self, nodes=None, partitions=None, extra_conf="", gres_conf="",
-                 slurmd_timeout=30, root=None, conf_files=None):
+                 slurmd_timeout=30, root=None, conf_files=None, ctld_env=None):
         self.root = Path(root or tempfile.mkdtemp(prefix="gantry-it-"))
         self.root.mkdir(parents=True, exist_ok=True)
         # Non-root test users must reach the munge socket and read the config.
@@ -129,6 +129,8 @@ class Cluster:
         # Other files of the configuration folder: {"cgroup.conf": text, ...}
         self.conf_files = conf_files or {}
         self.slurmd_timeout = slurmd_timeout
+        # Extra environment for gantryctld (and so for what it starts).
+        self.ctld_env = ctld_env or {}
         self.ctld = None
         self.agents = {}
         self.munged_started = False
@@ -196,7 +198,7 @@ class Cluster:
     def start_controller(self, *extra_args):
         self.ctld = subprocess.Popen([binary("gantryctld"), "--conf-dir", str(self.conf_dir), *extra_args],
                                      stdout=open(self.root / "gantryctld.stdout", "ab"),
-                                     stderr=subprocess.STDOUT)
+                                     stderr=subprocess.STDOUT, env={**os.environ, **self.ctld_env})
         wait_for(lambda: self.cli_ok("sinfo", "-h"), what="controller to answer")
 
     def start_agent(self, name):

@@ -592,3 +592,23 @@ TEST_CASE("switch core: gang scheduling waits for the setup before it suspends o
   CHECK(h.state(b) == v1::RUNNING);
   CHECK(h.batchLaunchesOf(b) == 1);
 }
+
+TEST_CASE("switch core: an agent registering again while its job is CONFIGURING does not requeue the job",
+          "[switch][core]") {
+  FakeSwitchCalls fake;
+  SwitchHarness h(fake);
+  h.registerNodes({"f1", "f2", "f3"});
+  uint64_t id = h.submitted(networkJob(2));
+  REQUIRE(h.state(id) == v1::CONFIGURING);
+  // As after scontrol reconfigure: the agents report no step of the job,
+  // which was never launched.
+  h.registerNodes({"f1", "f2"});
+  h.settle();
+  CHECK(h.state(id) == v1::CONFIGURING);
+  CHECK(h.job(id).restart_count() == 0);
+  CHECK(fake.setups(id) == 1);
+  fake.answerSetup(id, SetupAnswer::dictionary("{}"));
+  h.settle();
+  CHECK(h.state(id) == v1::RUNNING);
+  CHECK(h.batchLaunchesOf(id) == 1);
+}
