@@ -16,13 +16,12 @@
 namespace gantry::drain {
 
 // One device index of a device GRES on the node. With a saved order these are
-// its slots, empty ones included (present = false); otherwise the agent's
-// devices.
+// its slots, empty ones included (present = false); otherwise the agent's devices.
 struct NodeDevice {
   std::string gres;
   std::string type;
   int index = 0;
-  std::string uuid; // "" when the device has none
+  std::string uuid;  // "" when the device has none
   bool present = true;
 };
 
@@ -37,22 +36,20 @@ struct NodeResources {
   std::string nodeName;
   std::vector<NodeDevice> devices;
   std::vector<NodeCountedGres> counted;
-  std::vector<std::string>
-      sharedGres; // names of shared GRES (shard, mps) offered on its GPUs
-  int cores = 0;  // cores of the node
-  int threadsPerCore = 1; // CPU id = core * threadsPerCore + thread
-  uint64_t memoryMb = 0;  // RealMemory
+  std::vector<std::string> sharedGres;  // names of shared GRES (shard, mps) offered on its GPUs
+  int cores = 0;                        // cores of the node
+  int threadsPerCore = 1;               // CPU id = core * threadsPerCore + thread
+  uint64_t memoryMb = 0;                // RealMemory
 };
 
 // The devices of the node as the record's saved orders and the agent's report
 // make them: the helper the wiring uses to build NodeResources.devices.
-std::vector<NodeDevice> devicesFromSavedOrder(const SavedOrder &order);
+std::vector<NodeDevice> devicesFromSavedOrder(const SavedOrder& order);
 
 struct CommandOutcome {
-  DrainedTres record; // the record after the request
+  DrainedTres record;  // the record after the request
   // One line per device the request leaves drained although it asked to
-  // resume it (an empty slot): "gres/gpu index 2 of n1 stays drained: no device
-  // there".
+  // resume it (an empty slot): "gres/gpu index 2 of n1 stays drained: no device there".
   std::vector<std::string> leftDrained;
 };
 
@@ -60,8 +57,7 @@ struct CommandOutcome {
 // Errors (kind Invalid) name the key and the node; the record is then
 // unchanged. Resuming an empty slot by its index alone is refused; Index=ALL
 // and SetDrain leave such slots drained and say so in leftDrained.
-Result<CommandOutcome> applyDrainCommand(const DrainedTres &record,
-                                         const NodeResources &node,
-                                         const DrainRequest &request);
+Result<CommandOutcome> applyDrainCommand(const DrainedTres& record, const NodeResources& node,
+                                         const DrainRequest& request);
 
-} // namespace gantry::drain
+}  // namespace gantry::drain

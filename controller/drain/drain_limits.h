@@ -18,15 +18,12 @@ namespace gantry::drain {
 
 // How much of one limited TRES is drained: devices (empty slots included) for
 // gres/NAME and gres/NAME:TYPE, CPUs (every thread) for cpu, megabytes for
-// mem, the drained amount of a count-only GRES (all its types for an untyped
-// limit).
-uint64_t drainedAmount(const DrainedTres &record, const std::string &limitTres);
+// mem, the drained amount of a count-only GRES (all its types for an untyped limit).
+uint64_t drainedAmount(const DrainedTres& record, const std::string& limitTres);
 
 // Within every limit: nullopt, and the node stays DEGRADED. Past one: the
 // reason to drain the node with, naming each TRES past its limit, e.g.
 // "MaxDrainedTres exceeded: gres/gpu 3 drained, limit 2".
-std::optional<std::string>
-limitDrainReason(const DrainedTres &record,
-                 const std::vector<config::TresLimit> &limits);
+std::optional<std::string> limitDrainReason(const DrainedTres& record, const std::vector<config::TresLimit>& limits);
 
-} // namespace gantry::drain
+}  // namespace gantry::drain

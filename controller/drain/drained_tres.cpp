@@ -5,60 +5,46 @@
 
 namespace gantry::drain {
 
-std::string notFoundReason(const std::string &gresName) {
-  return "gres/" + gresName + ":not_found";
+std::string notFoundReason(const std::string& gresName) { return "gres/" + gresName + ":not_found"; }
+
+bool anythingDrained(const DrainedTres& record) {
+  return !record.devices.empty() || !record.cpus.empty() || !record.counts.empty();
 }
 
-bool anythingDrained(const DrainedTres &record) {
-  return !record.devices.empty() || !record.cpus.empty() ||
-         !record.counts.empty();
-}
-
-const SavedOrder *savedOrderOf(const DrainedTres &record,
-                               const std::string &gres) {
-  for (const SavedOrder &order : record.savedOrders) {
-    if (order.gres == gres)
-      return &order;
+const SavedOrder* savedOrderOf(const DrainedTres& record, const std::string& gres) {
+  for (const SavedOrder& order : record.savedOrders) {
+    if (order.gres == gres) return &order;
   }
   return nullptr;
 }
 
-SavedOrder *savedOrderOf(DrainedTres &record, const std::string &gres) {
-  for (SavedOrder &order : record.savedOrders) {
-    if (order.gres == gres)
-      return &order;
+SavedOrder* savedOrderOf(DrainedTres& record, const std::string& gres) {
+  for (SavedOrder& order : record.savedOrders) {
+    if (order.gres == gres) return &order;
   }
   return nullptr;
 }
 
-const DeviceDrain *deviceDrainAt(const DrainedTres &record,
-                                 const std::string &gres, int index) {
-  for (const DeviceDrain &drain : record.devices) {
-    if (drain.gres == gres && drain.index == index)
-      return &drain;
+const DeviceDrain* deviceDrainAt(const DrainedTres& record, const std::string& gres, int index) {
+  for (const DeviceDrain& drain : record.devices) {
+    if (drain.gres == gres && drain.index == index) return &drain;
   }
   return nullptr;
 }
 
-void normalise(DrainedTres &record) {
-  std::sort(record.devices.begin(), record.devices.end(),
-            [](const DeviceDrain &a, const DeviceDrain &b) {
-              return std::tie(a.gres, a.index) < std::tie(b.gres, b.index);
-            });
-  std::sort(record.cpus.begin(), record.cpus.end(),
-            [](const CpuDrain &a, const CpuDrain &b) { return a.cpu < b.cpu; });
-  std::erase_if(record.counts,
-                [](const CountDrain &c) { return c.count == 0; });
-  std::sort(
-      record.counts.begin(), record.counts.end(),
-      [](const CountDrain &a, const CountDrain &b) { return a.tres < b.tres; });
-  std::sort(
-      record.savedOrders.begin(), record.savedOrders.end(),
-      [](const SavedOrder &a, const SavedOrder &b) { return a.gres < b.gres; });
+void normalise(DrainedTres& record) {
+  std::sort(record.devices.begin(), record.devices.end(), [](const DeviceDrain& a, const DeviceDrain& b) {
+    return std::tie(a.gres, a.index) < std::tie(b.gres, b.index);
+  });
+  std::sort(record.cpus.begin(), record.cpus.end(), [](const CpuDrain& a, const CpuDrain& b) { return a.cpu < b.cpu; });
+  std::erase_if(record.counts, [](const CountDrain& c) { return c.count == 0; });
+  std::sort(record.counts.begin(), record.counts.end(),
+            [](const CountDrain& a, const CountDrain& b) { return a.tres < b.tres; });
+  std::sort(record.savedOrders.begin(), record.savedOrders.end(),
+            [](const SavedOrder& a, const SavedOrder& b) { return a.gres < b.gres; });
   std::sort(record.orderMismatch.begin(), record.orderMismatch.end());
-  record.orderMismatch.erase(
-      std::unique(record.orderMismatch.begin(), record.orderMismatch.end()),
-      record.orderMismatch.end());
+  record.orderMismatch.erase(std::unique(record.orderMismatch.begin(), record.orderMismatch.end()),
+                             record.orderMismatch.end());
 }
 
-} // namespace gantry::drain
+}  // namespace gantry::drain

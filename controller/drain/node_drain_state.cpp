@@ -5,23 +5,17 @@
 namespace gantry::drain {
 namespace {
 
-bool slotIsEmpty(const DrainedTres &record, const DeviceDrain &drain) {
-  const SavedOrder *order = savedOrderOf(record, drain.gres);
-  if (order == nullptr || drain.index < 0 ||
-      drain.index >= static_cast<int>(order->slots.size()))
-    return false;
+bool slotIsEmpty(const DrainedTres& record, const DeviceDrain& drain) {
+  const SavedOrder* order = savedOrderOf(record, drain.gres);
+  if (order == nullptr || drain.index < 0 || drain.index >= static_cast<int>(order->slots.size())) return false;
   return !order->slots[drain.index].present;
 }
 
-} // namespace
+}  // namespace
 
-bool nodeIsDegraded(const DrainedTres &record) {
-  return anythingDrained(record);
-}
+bool nodeIsDegraded(const DrainedTres& record) { return anythingDrained(record); }
 
-NodeStateOutcome applyNodeStateUpdate(const DrainedTres &record,
-                                      NodeStateUpdate update,
-                                      const std::string &nodeName) {
+NodeStateOutcome applyNodeStateUpdate(const DrainedTres& record, NodeStateUpdate update, const std::string& nodeName) {
   NodeStateOutcome out{record, true, {}, {}};
   if (update != NodeStateUpdate::Resume) {
     // The node's own drain goes; an order mismatch drain is one of those, and
@@ -31,19 +25,15 @@ NodeStateOutcome applyNodeStateUpdate(const DrainedTres &record,
   }
   // Dropping an order forgets its slots, empty ones included: the operator
   // has accepted what the agent reports, and the next registration saves it.
-  for (const std::string &gres : record.orderMismatch) {
-    std::erase_if(out.record.savedOrders,
-                  [&](const SavedOrder &o) { return o.gres == gres; });
-    std::erase_if(out.record.devices,
-                  [&](const DeviceDrain &d) { return d.gres == gres; });
+  for (const std::string& gres : record.orderMismatch) {
+    std::erase_if(out.record.savedOrders, [&](const SavedOrder& o) { return o.gres == gres; });
+    std::erase_if(out.record.devices, [&](const DeviceDrain& d) { return d.gres == gres; });
     out.droppedOrders.push_back(gres);
   }
   out.record.orderMismatch.clear();
-  std::erase_if(out.record.devices, [&](const DeviceDrain &drain) {
-    if (!slotIsEmpty(out.record, drain))
-      return true;
-    out.leftDrained.push_back("gres/" + drain.gres + " index " +
-                              std::to_string(drain.index) + " of " + nodeName +
+  std::erase_if(out.record.devices, [&](const DeviceDrain& drain) {
+    if (!slotIsEmpty(out.record, drain)) return true;
+    out.leftDrained.push_back("gres/" + drain.gres + " index " + std::to_string(drain.index) + " of " + nodeName +
                               " stays drained: no device there");
     return false;
   });
@@ -52,4 +42,4 @@ NodeStateOutcome applyNodeStateUpdate(const DrainedTres &record,
   return out;
 }
 
-} // namespace gantry::drain
+}  // namespace gantry::drain

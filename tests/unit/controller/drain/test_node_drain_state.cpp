@@ -8,8 +8,7 @@ using namespace drain_test;
 
 namespace {
 
-// gx7 with an admin drain on GPU 1, two cores and some memory, besides the
-// empty slot 4.
+// gx7 with an admin drain on GPU 1, two cores and some memory, besides the empty slot 4.
 DrainedTres busyRecord() {
   DrainedTres r = gx7Record();
   r.devices.push_back(gpuDrain(1, "fan", uuidOf(1)));
@@ -19,11 +18,9 @@ DrainedTres busyRecord() {
   return r;
 }
 
-} // namespace
+}  // namespace
 
-TEST_CASE(
-    "a node with anything drained is DEGRADED until every drain is resumed",
-    "[drain][state]") {
+TEST_CASE("a node with anything drained is DEGRADED until every drain is resumed", "[drain][state]") {
   CHECK_FALSE(nodeIsDegraded(DrainedTres{}));
   DrainedTres cpuOnly;
   cpuOnly.cpus = {{0, "x"}};
@@ -31,27 +28,21 @@ TEST_CASE(
   DrainedTres memOnly;
   memOnly.counts = {{"mem", 1, "x"}};
   CHECK(nodeIsDegraded(memOnly));
-  CHECK(nodeIsDegraded(gx7Record())); // an empty slot's drain counts too
+  CHECK(nodeIsDegraded(gx7Record()));  // an empty slot's drain counts too
 }
 
 TEST_CASE("node State= updates and TRES drains", "[drain][state]") {
-  SECTION("State=RESUME resumes present drained TRES and leaves an absent "
-          "index drained, naming it") {
-    auto out =
-        applyNodeStateUpdate(busyRecord(), NodeStateUpdate::Resume, "gx7");
+  SECTION("State=RESUME resumes present drained TRES and leaves an absent index drained, naming it") {
+    auto out = applyNodeStateUpdate(busyRecord(), NodeStateUpdate::Resume, "gx7");
     CHECK(out.clearNodeDrain);
-    CHECK(out.record.devices ==
-          std::vector<DeviceDrain>{notFoundDrain(4, uuidOf(4), "l40")});
+    CHECK(out.record.devices == std::vector<DeviceDrain>{notFoundDrain(4, uuidOf(4), "l40")});
     CHECK(out.record.cpus.empty());
     CHECK(out.record.counts.empty());
-    CHECK(out.leftDrained ==
-          std::vector<std::string>{
-              "gres/gpu index 4 of gx7 stays drained: no device there"});
+    CHECK(out.leftDrained == std::vector<std::string>{"gres/gpu index 4 of gx7 stays drained: no device there"});
     CHECK(out.droppedOrders.empty());
     CHECK(savedOrderOf(out.record, "gpu") != nullptr);
   }
-  SECTION(
-      "State=RESUME of an automatic UUID-order drain drops the saved order") {
+  SECTION("State=RESUME of an automatic UUID-order drain drops the saved order") {
     DrainedTres r = busyRecord();
     r.orderMismatch = {"gpu"};
     auto out = applyNodeStateUpdate(r, NodeStateUpdate::Resume, "gx7");
@@ -60,10 +51,9 @@ TEST_CASE("node State= updates and TRES drains", "[drain][state]") {
     CHECK(out.record.orderMismatch.empty());
     CHECK_FALSE(nodeIsDegraded(out.record));
   }
-  for (auto [name, update] :
-       {std::pair{"State=UNDRAIN", NodeStateUpdate::Undrain},
-        std::pair{"State=RESUME_KEEP_TRES", NodeStateUpdate::ResumeKeepTres},
-        std::pair{"State=IDLE", NodeStateUpdate::Idle}}) {
+  for (auto [name, update] : {std::pair{"State=UNDRAIN", NodeStateUpdate::Undrain},
+                              std::pair{"State=RESUME_KEEP_TRES", NodeStateUpdate::ResumeKeepTres},
+                              std::pair{"State=IDLE", NodeStateUpdate::Idle}}) {
     DYNAMIC_SECTION(name << " clears the node drain and keeps TRES drains") {
       DrainedTres r = busyRecord();
       r.orderMismatch = {"gpu"};

@@ -17,29 +17,26 @@ struct Node {
   bool nodeDrained = false;
   std::string nodeReason;
 
-  void command(const DrainRequest &request) {
+  void command(const DrainRequest& request) {
     NodeResources resources = gx7Node(record);
     auto out = applyDrainCommand(record, resources, request);
     REQUIRE(out.ok());
     record = out->record;
   }
-  OrderOutcome registers(std::vector<int> gpus, const OrderOptions &options) {
-    OrderOutcome out =
-        reconcileDeviceOrder(record, report(std::move(gpus)), options);
+  OrderOutcome registers(std::vector<int> gpus, const OrderOptions& options) {
+    OrderOutcome out = reconcileDeviceOrder(record, report(std::move(gpus)), options);
     record = out.record;
     if (out.effect == NodeEffect::Drain || out.effect == NodeEffect::Invalid) {
       nodeDrained = true;
       nodeReason = out.reason;
     }
-    if (out.clearsOrderDrain && nodeReason == kOrderMismatchReason)
-      nodeDrained = false;
+    if (out.clearsOrderDrain && nodeReason == kOrderMismatchReason) nodeDrained = false;
     return out;
   }
   NodeStateOutcome state(NodeStateUpdate update) {
     NodeStateOutcome out = applyNodeStateUpdate(record, update, "gx7");
     record = out.record;
-    if (out.clearNodeDrain)
-      nodeDrained = false;
+    if (out.clearNodeDrain) nodeDrained = false;
     return out;
   }
 };
@@ -57,10 +54,9 @@ Node inRepair() {
   return node;
 }
 
-} // namespace
+}  // namespace
 
-TEST_CASE("replacing a GPU: the new card at the old index is not drained",
-          "[drain][walkthrough]") {
+TEST_CASE("replacing a GPU: the new card at the old index is not drained", "[drain][walkthrough]") {
   Node node = inRepair();
   auto out = node.registers({0, 1, 2, 13, 4, 5}, OrderOptions{});
   CHECK(out.effect == NodeEffect::None);
@@ -70,14 +66,10 @@ TEST_CASE("replacing a GPU: the new card at the old index is not drained",
   CHECK_FALSE(nodeIsDegraded(node.record));
 }
 
-TEST_CASE(
-    "replacing a GPU: the card not replaced leaves its index empty and drained",
-    "[drain][walkthrough]") {
+TEST_CASE("replacing a GPU: the card not replaced leaves its index empty and drained", "[drain][walkthrough]") {
   Node node = inRepair();
-  auto out =
-      node.registers({0, 1, 2, 4, 5}, OrderOptions{.drainAbsentGres = true});
-  CHECK(out.effect ==
-        NodeEffect::Degraded); // drain_absent_gres: the node stays up
+  auto out = node.registers({0, 1, 2, 4, 5}, OrderOptions{.drainAbsentGres = true});
+  CHECK(out.effect == NodeEffect::Degraded);  // drain_absent_gres: the node stays up
   CHECK(formatDrainedTres(node.record) == "gpu(IDX:3)(bad_gpu)");
   SECTION("State=UNDRAIN leaves the index drained") {
     node.state(NodeStateUpdate::Undrain);
@@ -86,20 +78,16 @@ TEST_CASE(
   }
   SECTION("State=RESUME cannot resume an absent index, and says so") {
     auto resumed = node.state(NodeStateUpdate::Resume);
-    CHECK(resumed.leftDrained ==
-          std::vector<std::string>{
-              "gres/gpu index 3 of gx7 stays drained: no device there"});
+    CHECK(resumed.leftDrained == std::vector<std::string>{"gres/gpu index 3 of gx7 stays drained: no device there"});
     CHECK(formatDrainedTres(node.record) == "gpu(IDX:3)(bad_gpu)");
   }
 }
 
-TEST_CASE("replacing a GPU: a reordered report is refused until State=RESUME",
-          "[drain][walkthrough]") {
+TEST_CASE("replacing a GPU: a reordered report is refused until State=RESUME", "[drain][walkthrough]") {
   Node node = inRepair();
-  node.nodeDrained = false; // the repair is done and the node was undrained
+  node.nodeDrained = false;  // the repair is done and the node was undrained
   node.command(byIndex("gres/gpu", {1}, DrainAction::Drain, "fan"));
-  auto out = node.registers({0, 2, 1, 13, 4, 5},
-                            OrderOptions{.drainAbsentGres = true});
+  auto out = node.registers({0, 2, 1, 13, 4, 5}, OrderOptions{.drainAbsentGres = true});
   CHECK(out.effect == NodeEffect::Drain);
   CHECK(node.nodeDrained);
   CHECK(node.nodeReason == "GPU UUID order does not match the saved order");
@@ -110,8 +98,7 @@ TEST_CASE("replacing a GPU: a reordered report is refused until State=RESUME",
   auto resumed = node.state(NodeStateUpdate::Resume);
   CHECK(resumed.droppedOrders == std::vector<std::string>{"gpu"});
   CHECK_FALSE(node.nodeDrained);
-  out = node.registers({0, 2, 1, 13, 4, 5},
-                       OrderOptions{.drainAbsentGres = true});
+  out = node.registers({0, 2, 1, 13, 4, 5}, OrderOptions{.drainAbsentGres = true});
   CHECK(out.effect == NodeEffect::None);
   CHECK(savedOrderOf(node.record, "gpu")->slots[1].uuid == uuidOf(2));
   CHECK_FALSE(nodeIsDegraded(node.record));
