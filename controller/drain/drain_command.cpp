@@ -95,7 +95,7 @@ Result<std::vector<NodeDevice>> selectDevices(const std::vector<NodeDevice>& ofG
           return Error{what + " Index=" + std::to_string(index) + " is not a device of " + node + " (indexes " +
                        formatIntRanges(known) + ")"};
         }
-        if (!target.type.empty() && !iequals(it->type, target.type)) {
+        if (!typeNames(target.type, it->type)) {
           return Error{what + " index " + std::to_string(index) + " of " + node + " is not of type " + target.type};
         }
         chosen.push_back(*it);
@@ -114,7 +114,7 @@ Result<CommandOutcome> applyToDevices(const DrainedTres& record, const NodeResou
   for (const NodeDevice& device : node.devices) {
     if (device.gres != target.name) continue;
     ofGres.push_back(device);
-    if (target.type.empty() || iequals(device.type, target.type)) candidates.push_back(device);
+    if (typeNames(target.type, device.type)) candidates.push_back(device);
   }
   if (candidates.empty()) return Error{node.nodeName + " has no " + request.tres};
   auto selected = selectDevices(ofGres, candidates, target, request, node.nodeName);

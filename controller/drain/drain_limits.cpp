@@ -21,7 +21,7 @@ uint64_t drainedAmount(const DrainedTres& record, const std::string& limitTres) 
   std::string name = rest.substr(0, colon);
   std::string type = colon == std::string::npos ? "" : rest.substr(colon + 1);
   for (const DeviceDrain& d : record.devices) {
-    if (iequals(d.gres, name) && (type.empty() || iequals(d.type, type))) ++total;
+    if (iequals(d.gres, name) && typeNames(type, d.type)) ++total;
   }
   for (const CountDrain& c : record.counts) {
     bool sameName =

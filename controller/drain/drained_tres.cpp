@@ -3,9 +3,15 @@
 #include <algorithm>
 #include <tuple>
 
+#include "common/config/value_parse.h"
+
 namespace gantry::drain {
 
 std::string notFoundReason(const std::string& gresName) { return "gres/" + gresName + ":not_found"; }
+
+bool typeNames(const std::string& named, const std::string& deviceType) {
+  return named.empty() || config::icontains(deviceType, named);
+}
 
 bool anythingDrained(const DrainedTres& record) {
   return !record.devices.empty() || !record.cpus.empty() || !record.counts.empty();

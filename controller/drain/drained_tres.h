@@ -81,6 +81,12 @@ const SavedOrder* savedOrderOf(const DrainedTres& record, const std::string& gre
 SavedOrder* savedOrderOf(DrainedTres& record, const std::string& gres);
 const DeviceDrain* deviceDrainAt(const DrainedTres& record, const std::string& gres, int index);
 
+// Whether a device of type `deviceType` is one of `named` (a TresName or
+// MaxDrainedTres type): equal or a substring, any case, as registration
+// matches configured types ("a100" names "nvidia_a100-sxm4-80gb"); "" names
+// every type.
+bool typeNames(const std::string& named, const std::string& deviceType);
+
 // Restores the sort orders above after an edit.
 void normalise(DrainedTres& record);
 

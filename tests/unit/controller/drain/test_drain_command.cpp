@@ -99,6 +99,11 @@ TEST_CASE("drain commands follow every rule of Draining GRES", "[drain][command]
          CHECK(deviceDrainAt(r, "gpu", 4)->reason == "fw");
          CHECK(deviceDrainAt(r, "gpu", 4)->uuid == uuidOf(4));  // the device that left keeps its drain
        }},
+      {"a TresName type names the devices whose type contains it, in any case", gx7Record(),
+       request("gres/gpu:L4", SelectorKind::All, DrainAction::Drain, "fw"), nullptr,
+       [](const DrainedTres& r) {
+         CHECK(drainedGpus(r) == std::vector<int>{4, 5});
+       }},
       {"Index names a device of the TresName's type",
        gx7Record(),
        byIndex("gres/gpu:l40", {1}, DrainAction::Drain, "x"),
