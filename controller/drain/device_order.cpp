@@ -106,7 +106,7 @@ OrderOutcome firstRegistration(const DrainedTres& record, const GresRegistration
   }
   DrainedTres& next = out.record;
   std::erase_if(next.devices, [&](const DeviceDrain& d) {
-    return d.gres == registration.gres && d.index >= static_cast<int>(order.slots.size());
+    return d.gres == registration.gres && (d.index < 0 || d.index >= static_cast<int>(order.slots.size()));
   });
   for (DeviceDrain& d : next.devices) {
     if (d.gres == registration.gres) d.uuid = order.slots[d.index].uuid;  // an index drain now belongs to its device

@@ -38,6 +38,12 @@ const DeviceDrain* deviceDrainAt(const DrainedTres& record, const std::string& g
   return nullptr;
 }
 
+bool onEmptySlot(const DrainedTres& record, const DeviceDrain& drain) {
+  const SavedOrder* order = savedOrderOf(record, drain.gres);
+  return order != nullptr && drain.index >= 0 && drain.index < static_cast<int>(order->slots.size()) &&
+         !order->slots[drain.index].present;
+}
+
 void normalise(DrainedTres& record) {
   std::sort(record.devices.begin(), record.devices.end(), [](const DeviceDrain& a, const DeviceDrain& b) {
     return std::tie(a.gres, a.index) < std::tie(b.gres, b.index);

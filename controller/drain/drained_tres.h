@@ -79,6 +79,9 @@ bool anythingDrained(const DrainedTres& record);
 
 const SavedOrder* savedOrderOf(const DrainedTres& record, const std::string& gres);
 SavedOrder* savedOrderOf(DrainedTres& record, const std::string& gres);
+// Whether the drain sits on an empty slot of its GRES's saved order.
+bool onEmptySlot(const DrainedTres& record, const DeviceDrain& drain);
+
 const DeviceDrain* deviceDrainAt(const DrainedTres& record, const std::string& gres, int index);
 
 // Whether a device of type `deviceType` is one of `named` (a TresName or

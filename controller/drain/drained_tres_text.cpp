@@ -26,11 +26,6 @@ std::vector<std::pair<std::string, std::vector<int>>> byReason(const std::vector
 
 std::string countLabel(const CountDrain& c) { return c.tres.rfind("gres/", 0) == 0 ? c.tres.substr(5) : c.tres; }
 
-bool slotIsEmpty(const DrainedTres& record, const DeviceDrain& drain) {
-  const SavedOrder* order = savedOrderOf(record, drain.gres);
-  return order != nullptr && drain.index < static_cast<int>(order->slots.size()) && !order->slots[drain.index].present;
-}
-
 }  // namespace
 
 std::string formatDrainedTres(const DrainedTres& record) {
@@ -63,7 +58,7 @@ std::string formatDrainedTresListing(const std::vector<std::pair<std::string, Dr
     std::string prefix = "NodeName=" + name + " TresName=";
     for (const DeviceDrain& d : record.devices) {
       out += prefix + "gres/" + d.gres + " Index=" + std::to_string(d.index);
-      if (!d.uuid.empty() && !slotIsEmpty(record, d)) out += " Uuid=" + d.uuid;
+      if (!d.uuid.empty() && !onEmptySlot(record, d)) out += " Uuid=" + d.uuid;
       out += " Reason=" + d.reason + "\n";
     }
     for (const CountDrain& c : record.counts) {

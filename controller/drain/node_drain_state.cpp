@@ -3,15 +3,6 @@
 #include <algorithm>
 
 namespace gantry::drain {
-namespace {
-
-bool slotIsEmpty(const DrainedTres& record, const DeviceDrain& drain) {
-  const SavedOrder* order = savedOrderOf(record, drain.gres);
-  if (order == nullptr || drain.index < 0 || drain.index >= static_cast<int>(order->slots.size())) return false;
-  return !order->slots[drain.index].present;
-}
-
-}  // namespace
 
 bool nodeIsDegraded(const DrainedTres& record) { return anythingDrained(record); }
 
@@ -32,7 +23,7 @@ NodeStateOutcome applyNodeStateUpdate(const DrainedTres& record, NodeStateUpdate
   }
   out.record.orderMismatch.clear();
   std::erase_if(out.record.devices, [&](const DeviceDrain& drain) {
-    if (!slotIsEmpty(out.record, drain)) return true;
+    if (!onEmptySlot(out.record, drain)) return true;
     out.leftDrained.push_back("gres/" + drain.gres + " index " + std::to_string(drain.index) + " of " + nodeName +
                               " stays drained: no device there");
     return false;
