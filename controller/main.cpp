@@ -251,6 +251,7 @@ int main(int argc, char** argv) {
   std::thread coreThread([&io] { io.run(); });
   server->Wait();
   coreThread.join();
+  switchCalls.reset();  // kills what still runs; no report reaches the core any more
   hangupIo.stop();
   hangupThread.join();
   store.flush();

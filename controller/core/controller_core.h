@@ -242,7 +242,8 @@ class ControllerCore {
   void startSwitchCall(JobRecord& job, interconnect::CallId call, SwitchCallOrder order);
   void switchCallEnded(uint64_t jobId, interconnect::CallId call, SwitchCallOutcome outcome);
   void holdForSwitch(JobRecord& job, const std::vector<std::string>& nodes, bool hold);
-  switchlua::SwitchJob switchJobOf(const JobRecord& job) const;
+  // The `job` argument of a call: the job as it was in the call's run.
+  switchlua::SwitchJob switchJobOf(const JobRecord& job, const interconnect::SwitchCall* call) const;
   // Every record read back at start (or kept over a reconfigure) replays.
   void recoverSwitchRecords();
   // Every running call is killed; its record remembers it (Stopping).

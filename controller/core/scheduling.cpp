@@ -38,7 +38,11 @@ void ControllerCore::schedule() {
   // not fit now does not stop smaller ones behind it from starting.
   std::vector<JobRecord*> pending;
   for (auto& [id, job] : state_.jobs) {
-    if (job.state == JobState::Pending && !job.held()) pending.push_back(&job);
+    if (job.state != JobState::Pending || job.held()) continue;
+    // A requeued job whose previous run's setup still runs waits for it:
+    // its record takes one setup at a time (its nodes are held meanwhile).
+    if (job.network && job.network->setup != interconnect::SetupPhase::None) continue;
+    pending.push_back(&job);
   }
   std::stable_sort(pending.begin(), pending.end(), [](const JobRecord* a, const JobRecord* b) {
     return a->spec.priority() > b->spec.priority();

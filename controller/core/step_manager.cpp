@@ -56,7 +56,10 @@ void ControllerCore::createStep(v1::CreateStepRequest request, auth::Identity ca
     if (job->uid != caller.uid && !isAdministrator(caller)) {
       return reply(Error{ErrorCode::Denied, "Access/permission denied"});
     }
-    if (job->state == JobState::Suspended) return reply(Error{ErrorCode::NotNow, kStepCreationDisabled});
+    // Suspended, or still being set up (switch/lua): srun retries.
+    if (job->state == JobState::Suspended || job->state == JobState::Configuring) {
+      return reply(Error{ErrorCode::NotNow, kStepCreationDisabled});
+    }
     if (job->state == JobState::Pending) {
       return reply(Error{ErrorCode::NotNow, "Job " + std::to_string(jobId) + " is pending execution"});
     }

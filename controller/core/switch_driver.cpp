@@ -31,30 +31,46 @@ int64_t ControllerCore::nowMs() const {
   return std::chrono::duration_cast<std::chrono::milliseconds>(options_.clock->now().time_since_epoch()).count();
 }
 
-switchlua::SwitchJob ControllerCore::switchJobOf(const JobRecord& job) const {
+namespace {
+
+const interconnect::SwitchCall* callOf(const JobRecord& job, interconnect::CallId id) {
+  for (const auto& call : job.network->calls) {
+    if (call.id == id) return &call;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+switchlua::SwitchJob ControllerCore::switchJobOf(const JobRecord& job, const interconnect::SwitchCall* call) const {
   const v1::JobSpec& spec = job.spec;
+  // The run the call is for: a teardown may come after the job was
+  // requeued (and placed again), and is about the run that ended.
+  const int run = call != nullptr && call->run >= 0 ? call->run : job.restartCount;
+  const std::vector<std::string>& nodes = call != nullptr ? call->nodes : job.nodeNames;
   switchlua::SwitchJob table;
   table.jobId = job.id;
-  table.sluid = runSluid(conf_.clusterName, job.id, job.restartCount);
+  table.sluid = runSluid(conf_.clusterName, job.id, run);
   table.user = job.user;
   table.userId = job.uid;
   table.groupId = job.gid;
   if (!spec.partition().empty()) table.partition = spec.partition();
   table.name = spec.name();
-  table.nodeNames = job.nodeNames;
-  table.nodes = hostlist::compress(job.nodeNames);
-  table.numNodes = static_cast<uint32_t>(job.nodeNames.size());
+  table.nodeNames = nodes;
+  table.nodes = hostlist::compress(nodes);
+  table.numNodes = static_cast<uint32_t>(nodes.size());
   table.numTasks = static_cast<uint32_t>(std::max(spec.ntasks(), 1));
   table.network = spec.network();
   table.batch = job.isBatch();
   table.requeue = job.isBatch() && (conf_.jobRequeue ? !spec.no_requeue() : spec.requeue());
-  table.restartCount = job.restartCount;
+  table.restartCount = run;
   if (job.timeLimitSeconds > 0) table.timeLimitMinutes = (job.timeLimitSeconds + 59) / 60;
   return table;
 }
 
 void ControllerCore::startSwitchSetup(JobRecord& job) {
   if (!job.network) job.network = sw::newSwitchRecord(job.id);
+  job.network->run = job.restartCount;
   switchEvent(job.id, sw::switch_event::StartSetup{job.nodeNames});
 }
 
@@ -95,7 +111,8 @@ void ControllerCore::executeSwitch(uint64_t jobId, const interconnect::SwitchEff
     if (std::holds_alternative<sw::PersistSwitchState>(effect)) {
       executor_.persistJob(*job);
     } else if (const auto* setup = std::get_if<sw::RunSetup>(&effect)) {
-      SwitchCallOrder order{.function = SwitchCallOrder::Function::JobStart, .job = switchJobOf(*job)};
+      SwitchCallOrder order{.function = SwitchCallOrder::Function::JobStart,
+                            .job = switchJobOf(*job, callOf(*job, setup->call))};
       setupSnapshots_[{jobId, setup->call}] = order.job;
       startSwitchCall(*job, setup->call, std::move(order));
     } else if (const auto* teardown = std::get_if<sw::RunTeardown>(&effect)) {
@@ -104,12 +121,8 @@ void ControllerCore::executeSwitch(uint64_t jobId, const interconnect::SwitchEff
       if (snapshot != setupSnapshots_.end()) {
         order.job = snapshot->second;  // a late setup's teardown: the job as that setup saw it
       } else {
-        // The nodes are those the job had when the run ended (a requeued
-        // job has none any more).
-        order.job = switchJobOf(*job);
-        order.job.nodeNames = job->network->nodes;
-        order.job.nodes = hostlist::compress(job->network->nodes);
-        order.job.numNodes = static_cast<uint32_t>(job->network->nodes.size());
+        // The run it undoes, with the nodes the job had when that run ended.
+        order.job = switchJobOf(*job, callOf(*job, teardown->call));
       }
       startSwitchCall(*job, teardown->call, std::move(order));
     } else if (const auto* kill = std::get_if<sw::KillCall>(&effect)) {
@@ -148,10 +161,22 @@ void ControllerCore::executeSwitch(uint64_t jobId, const interconnect::SwitchEff
 
 void ControllerCore::startSwitchCall(JobRecord& job, interconnect::CallId call, SwitchCallOrder order) {
   bool setup = order.function == SwitchCallOrder::Function::JobStart;
+  uint64_t jobId = job.id;
+  if (options_.switchCalls == nullptr) {
+    // switch/lua is no longer configured (a restart without it): a call
+    // that is still asked for cannot run, which fails it.
+    const std::string why = "switch/lua is not configured";
+    SwitchCallOutcome outcome;
+    if (setup) outcome.answer = sw::SetupAnswer::failed(why);
+    else outcome.answer = sw::TeardownAnswer::failed(why);
+    onStrand([this, jobId, call, outcome = std::move(outcome)]() mutable {
+      switchCallEnded(jobId, call, std::move(outcome));
+    });
+    return;
+  }
   // The lifecycle kills the call at its own deadline; this later one only
   // stops a process whose kill was lost.
   order.timeout = std::chrono::milliseconds(switchSettings().timeoutMs + 5'000);
-  uint64_t jobId = job.id;
   uint64_t handle = options_.switchCalls->start(std::move(order), [this, jobId, call](SwitchCallOutcome outcome) {
     onStrand([this, jobId, call, outcome = std::move(outcome)]() mutable {
       switchCallEnded(jobId, call, std::move(outcome));
@@ -197,8 +222,18 @@ void ControllerCore::holdForSwitch(JobRecord& job, const std::vector<std::string
 void ControllerCore::recoverSwitchRecords() {
   bool callsCanRun = switchActive();
   for (auto& [id, job] : state_.jobs) {
-    if (!job.network) continue;
-    switchEvent(id, sw::switch_event::Recovered{callsCanRun});
+    if (job.network) switchEvent(id, sw::switch_event::Recovered{callsCanRun});
+    // The job's record and its switch record are stored by separate writes;
+    // a controller that died between them left one behind the other.
+    if (job.state == JobState::Configuring && (!job.network || job.network->setup == sw::SetupPhase::None)) {
+      // Placed, but its setup never recorded: set it up now.
+      if (callsCanRun) startSwitchSetup(job);
+      else (void)applyJob(job, job_event::SwitchSetupFailed{sw::kSetupFailedReason});
+    } else if (job.network && !job.holdsResources && job.network->setup != sw::SetupPhase::None &&
+               !job.network->endedDuringSetup) {
+      // Ended (or requeued), but the end of its run never recorded.
+      switchRunEnded(job, job.network->nodes);
+    }
   }
 }
 
@@ -213,6 +248,8 @@ void ControllerCore::stopSwitchCalls() {
 
 void ControllerCore::armSwitchCheck() {
   if (!switchActive()) return;
+  // One chain only: a reconfigure may re-arm while a check is queued.
+  if (switchCheckTimer_ != 0) timers_->cancel(switchCheckTimer_);
   auto interval = std::chrono::milliseconds(sw::periodicCheckIntervalMs(switchSettings()));
   switchCheckTimer_ = timers_->after(interval, [this] { onStrand([this] { switchCheck(); }); });
 }

@@ -113,6 +113,7 @@ v1::SwitchState switchToWire(const interconnect::SwitchRecord& record) {
   if (record.stepinfo) wire.set_stepinfo(*record.stepinfo);
   wire.set_ended_during_setup(record.endedDuringSetup);
   wire.set_next_call(record.nextCall);
+  wire.set_run(record.run);
   for (const auto& call : record.calls) {
     v1::SwitchCallState* out = wire.add_calls();
     out->set_id(call.id);
@@ -122,6 +123,7 @@ v1::SwitchState switchToWire(const interconnect::SwitchRecord& record) {
     for (const auto& node : call.nodes) out->add_nodes(node);
     out->set_holds_nodes(call.holdsNodes);
     out->set_retries_done(call.retriesDone);
+    out->set_run(call.run);
     out->set_has_jobinfo(call.jobinfo.has_value());
     if (call.jobinfo) out->set_jobinfo(*call.jobinfo);
   }
@@ -139,6 +141,7 @@ Result<interconnect::SwitchRecord> switchFromWire(uint64_t job, const v1::Switch
   if (wire.has_stepinfo()) record.stepinfo = wire.stepinfo();
   record.endedDuringSetup = wire.ended_during_setup();
   record.nextCall = std::max<uint64_t>(wire.next_call(), 1);
+  record.run = wire.run();
   for (const auto& stored : wire.calls()) {
     if (stored.kind() < 0 || stored.kind() > static_cast<int32_t>(CallKind::LateTeardown) || stored.state() < 0 ||
         stored.state() > static_cast<int32_t>(CallState::Killed)) {
@@ -152,6 +155,7 @@ Result<interconnect::SwitchRecord> switchFromWire(uint64_t job, const v1::Switch
     call.nodes.assign(stored.nodes().begin(), stored.nodes().end());
     call.holdsNodes = stored.holds_nodes();
     call.retriesDone = stored.retries_done();
+    call.run = stored.run();
     if (stored.has_jobinfo()) call.jobinfo = stored.jobinfo();
     record.nextCall = std::max(record.nextCall, call.id + 1);
     record.calls.push_back(std::move(call));

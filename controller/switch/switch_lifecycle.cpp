@@ -22,6 +22,7 @@ void Transition::erase(CallId id) {
 CallId Transition::start(SwitchCall call, std::optional<CallId> lateSetup) {
   call.id = record.nextCall++;
   call.state = CallState::Running;
+  if (call.run < 0) call.run = record.run;
   call.deadlineMs = now + settings.timeoutMs;
   const CallId id = call.id;
   switch (call.kind) {

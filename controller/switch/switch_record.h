@@ -54,6 +54,11 @@ struct SwitchCall {
   int retriesDone = 0;
   // Teardowns: the jobinfo it is given; nullopt is Lua nil.
   std::optional<std::string> jobinfo{};
+  // Which run of the job the call is for (the job's requeue count then;
+  // -1 until started: the record's current run). The core describes the
+  // job to the script as it was in that run (its sluid, its nodes), also
+  // when the job has been requeued and runs again meanwhile.
+  int run = -1;
 
   bool operator==(const SwitchCall&) const = default;
 };
@@ -84,6 +89,9 @@ struct SwitchRecord {
   // Every call that is running, waiting for a retry or may still report.
   std::vector<SwitchCall> calls;
   CallId nextCall = 1;
+  // The run the current setup is for (the job's requeue count), set by the
+  // core before StartSetup; each call takes it when it starts.
+  int run = 0;
 
   bool operator==(const SwitchRecord&) const = default;
 };

@@ -29,7 +29,8 @@ void recoverSetup(Transition& t, const SwitchCall& setup, bool callsCanRun) {
                                         .kind = CallKind::Teardown,
                                         .state = CallState::Killed,
                                         .nodes = t.record.nodes,
-                                        .holdsNodes = true});
+                                        .holdsNodes = true,
+                                        .run = setup.run});
     return;
   }
   if (!callsCanRun) {
@@ -39,7 +40,7 @@ void recoverSetup(Transition& t, const SwitchCall& setup, bool callsCanRun) {
     return;
   }
   t.info(messages::setupRunsAgain(job));
-  t.start(SwitchCall{.kind = CallKind::Setup, .nodes = setup.nodes});
+  t.start(SwitchCall{.kind = CallKind::Setup, .nodes = setup.nodes, .run = setup.run});
 }
 
 void recoverTeardown(Transition& t, SwitchCall teardown, bool callsCanRun) {
@@ -84,7 +85,8 @@ void recovered(Transition& t, const switch_event::Recovered& event) {
   const bool setupKept = std::any_of(kept.begin(), kept.end(),
                                      [](const SwitchCall& call) { return call.kind == CallKind::Setup; });
   if (t.record.setup == SetupPhase::Running && !setupKept) {
-    kept.push_back(SwitchCall{.kind = CallKind::Setup, .state = CallState::Killed, .nodes = t.record.nodes});
+    kept.push_back(SwitchCall{.kind = CallKind::Setup, .state = CallState::Killed, .nodes = t.record.nodes,
+                              .run = t.record.run});
   }
   t.record.calls = kept;
 

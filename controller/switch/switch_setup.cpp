@@ -105,7 +105,8 @@ void lateReport(Transition& t, const SwitchCall& call, const SetupAnswer& answer
       t.erase(call.id);
       return;
   }
-  SwitchCall teardown{.kind = CallKind::LateTeardown, .nodes = call.nodes, .jobinfo = std::move(jobinfo)};
+  SwitchCall teardown{.kind = CallKind::LateTeardown, .nodes = call.nodes, .jobinfo = std::move(jobinfo),
+                      .run = call.run};
   const CallId setupId = call.id;
   t.erase(setupId);
   t.start(std::move(teardown), setupId);

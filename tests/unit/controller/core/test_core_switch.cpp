@@ -612,3 +612,84 @@ TEST_CASE("switch core: an agent registering again while its job is CONFIGURING 
   CHECK(h.state(id) == v1::RUNNING);
   CHECK(h.batchLaunchesOf(id) == 1);
 }
+
+// ---------------------------------------------------------------- runs
+
+TEST_CASE("switch core: the teardown of a requeued run describes that run, not the next one", "[switch][core]") {
+  FakeSwitchCalls fake;
+  SwitchHarness h(fake);
+  h.registerNodes({"f1", "f2", "f3"});
+  h.agents.failLaunches = 1;  // the first run's batch launch fails: requeued
+  uint64_t id = h.submitted(networkJob(1));
+  REQUIRE(fake.setups(id) == 1);
+  std::string firstNodes = fake.last().order.job.nodes;
+  fake.answerSetup(id, SetupAnswer::dictionary(R"({"run":0})"));
+  h.settle();
+  CHECK(h.job(id).restart_count() == 1);
+  REQUIRE(fake.teardowns(id) == 1);
+  const auto* teardown = fake.open(id, Function::JobComplete);
+  REQUIRE(teardown != nullptr);
+  CHECK(teardown->order.job.sluid == runSluid("fabric", id, 0));
+  CHECK(teardown->order.job.restartCount == 0);
+  CHECK(teardown->order.job.nodes == firstNodes);
+  // The next run is set up with its own sluid, elsewhere (the first node drained).
+  REQUIRE(fake.setups(id) == 2);
+  const auto* setup = fake.open(id, Function::JobStart);
+  REQUIRE(setup != nullptr);
+  CHECK(setup->order.job.sluid == runSluid("fabric", id, 1));
+  CHECK(setup->order.job.nodes != firstNodes);
+}
+
+TEST_CASE("switch core: a job requeued during its setup is placed again only once that setup has reported",
+          "[switch][core]") {
+  FakeSwitchCalls fake;
+  SwitchHarness h(fake);
+  h.registerNodes({"f1", "f2", "f3"});
+  uint64_t id = h.submitted(networkJob(1));
+  std::string node = h.job(id).node_list();
+  v1::UpdateNodeRequest down;
+  down.set_node_names(node);
+  down.set_state("DOWN");
+  down.set_reason("cabling");
+  auto root = auth::Identity{.uid = 0, .gid = 0, .user = "root"};
+  REQUIRE(h.await<v1::UpdateNodeResponse>([&](auto reply) { h.core->updateNode(down, root, reply); }).ok());
+  h.settle();
+  CHECK(h.state(id) == v1::PENDING);
+  CHECK(fake.setups(id) == 1);  // not placed again while the old setup is out
+  fake.answerSetup(id, SetupAnswer::declined());
+  h.settle();
+  CHECK(fake.setups(id) == 2);
+  CHECK(h.state(id) == v1::CONFIGURING);
+  CHECK(h.job(id).node_list() != node);
+}
+
+TEST_CASE("switch core: a run set up before a restart without switch/lua fails its teardown and drains",
+          "[switch][core]") {
+  std::string db = tempDb();
+  uint64_t id = 0;
+  {
+    FakeSwitchCalls fake;
+    SwitchHarness h(fake, switchConf(), {}, db);
+    h.registerNodes({"f1", "f2", "f3"});
+    id = h.submitted(networkJob(1));
+    fake.answerSetup(id, SetupAnswer::dictionary("{}"));
+    h.settle();
+    REQUIRE(h.state(id) == v1::RUNNING);
+  }
+  CoreHarness again(testing::parseConf("ClusterName=fabric\nSlurmdTimeout=3600\n"
+                                       "NodeName=f[1-3] CPUs=4 CoresPerSocket=4 RealMemory=4000\n"
+                                       "PartitionName=main Nodes=f[1-3] Default=YES MaxTime=600\n"),
+                    db);
+  again.registerNodes({"f1", "f2", "f3"});
+  std::string node = again.job(id).batch_host();
+  again.stepEnded(id, "batch", node, 0);
+  again.settle();
+  CHECK(again.job(id).state() == v1::COMPLETED);
+  v1::ListNodesRequest request;
+  auto nodes = again.await<v1::ListNodesResponse>([&](auto reply) { again.core->listNodes(request, reply); });
+  REQUIRE(nodes.ok());
+  for (const auto& n : nodes->nodes()) {
+    if (n.name() != node) continue;
+    CHECK(n.reason() == "Switch job complete failed");
+  }
+}
