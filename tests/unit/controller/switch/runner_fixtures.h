@@ -18,6 +18,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "controller/switch/runner/call_runner.h"
 
@@ -109,6 +110,26 @@ inline bool processRuns(pid_t pid) {
   if (close == std::string::npos || close + 2 >= text.size()) return false;
   char state = text[close + 2];
   return state != 'Z' && state != 'X';
+}
+
+// A process killed with SIGKILL is gone a moment later, not at the instant
+// the signal is sent: the kernel still has to tear it down, which on a
+// loaded machine takes a few milliseconds. These wait for that (up to 2 s)
+// so that only a process that was never killed fails the check.
+inline bool endsSoon(pid_t pid) {
+  for (int i = 0; i < 200; ++i) {
+    if (!processRuns(pid)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+inline bool groupEndsSoon(pid_t pgid) {
+  for (int i = 0; i < 200; ++i) {
+    if (runningInGroup(pgid) == 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 // The first number in a file, or 0 (not there yet).

@@ -81,7 +81,7 @@ TEST_CASE("a call that returns SUCCESS and a table reports the dictionary", "[sw
   REQUIRE(report.result.dictionary == DictionaryStatus::Present);
   CHECK(nlohmann::json::parse(report.result.dictionaryJson) == nlohmann::json{{"fabric", "hsn2"}, {"job", 9137}});
   CHECK(report.pid > 0);
-  CHECK(runningInGroup(report.pid) == 0);
+  CHECK(groupEndsSoon(report.pid));
 }
 
 TEST_CASE("a call that returns SUCCESS and nil reports no dictionary", "[switch][runner]") {
@@ -119,7 +119,7 @@ TEST_CASE("a call in a busy loop is killed at its timeout", "[switch][runner]") 
   CHECK(report.kind == Kind::TimedOut);
   CHECK(took >= timeout * 9 / 10);
   CHECK(took <= timeout * 11 / 10);
-  CHECK(runningInGroup(report.pid) == 0);
+  CHECK(groupEndsSoon(report.pid));
 }
 
 TEST_CASE("a timed-out call's child that ignores SIGTERM is killed with it", "[switch][runner]") {
@@ -139,8 +139,8 @@ TEST_CASE("a timed-out call's child that ignores SIGTERM is killed with it", "[s
   CHECK(took <= timeout * 11 / 10);
   pid_t stubborn = pidIn(pidFile);
   REQUIRE(stubborn > 0);
-  CHECK_FALSE(processRuns(stubborn));
-  CHECK(runningInGroup(report.pid) == 0);
+  CHECK(endsSoon(stubborn));
+  CHECK(groupEndsSoon(report.pid));
 }
 
 TEST_CASE("what a call started is killed when the call returns", "[switch][runner]") {
@@ -158,8 +158,8 @@ TEST_CASE("what a call started is killed when the call returns", "[switch][runne
   REQUIRE(report.kind == Kind::Reported);
   pid_t background = pidIn(pidFile);
   REQUIRE(background > 0);
-  CHECK_FALSE(processRuns(background));
-  CHECK(runningInGroup(report.pid) == 0);
+  CHECK(endsSoon(background));
+  CHECK(groupEndsSoon(report.pid));
 }
 
 TEST_CASE("a call whose process dies on a signal is reported as Killed with the signal", "[switch][runner]") {
@@ -171,7 +171,7 @@ TEST_CASE("a call whose process dies on a signal is reported as Killed with the 
   REQUIRE(report.kind == Kind::Killed);
   CHECK(report.signal == number);
   CHECK_THAT(report.detail, Catch::Contains("SIG" + name));
-  CHECK(runningInGroup(report.pid) == 0);
+  CHECK(groupEndsSoon(report.pid));
 }
 
 TEST_CASE("a call that calls os.exit() gives no result", "[switch][runner]") {
@@ -318,7 +318,7 @@ TEST_CASE("kill() ends a running call and leaves nothing of it", "[switch][runne
   auto report = reports.at(0);
   CHECK(report.kind == Kind::Cancelled);
   CHECK(report.pid == pid);
-  CHECK(runningInGroup(pid) == 0);
+  CHECK(groupEndsSoon(pid));
   CHECK(runner.running() == 0);
   runner.kill(id);  // already over: nothing happens
 }
@@ -333,7 +333,7 @@ TEST_CASE("kill() right after start() ends the call, started or not", "[switch][
   for (int i = 0; i < 6; ++i) {
     auto report = reports.at(i);
     CHECK(report.kind == Kind::Cancelled);
-    if (report.pid > 0) CHECK(runningInGroup(report.pid) == 0);
+    if (report.pid > 0) CHECK(groupEndsSoon(report.pid));
   }
 }
 
@@ -402,7 +402,7 @@ TEST_CASE("destroying the runner kills every call still running and drops their 
     for (const auto& file : pidFiles) REQUIRE(awaitPid(file) > 0);
   }
   CHECK(reports.size() == 0);
-  for (const auto& file : pidFiles) CHECK(runningInGroup(pidIn(file)) == 0);
+  for (const auto& file : pidFiles) CHECK(groupEndsSoon(pidIn(file)));
 }
 
 TEST_CASE("a runner without its helper reports each call as not started", "[switch][runner]") {
