@@ -31,6 +31,25 @@ config::GantryConf switchConf(const std::string& extra = "") {
                             "PartitionName=main Nodes=f[1-3] Default=YES MaxTime=600\n");
 }
 
+// The same nodes after a restart without switch/lua.
+config::GantryConf withoutSwitch() {
+  return testing::parseConf("ClusterName=fabric\nSlurmdTimeout=3600\n"
+                            "NodeName=f[1-3] CPUs=4 CoresPerSocket=4 RealMemory=4000\n"
+                            "PartitionName=main Nodes=f[1-3] Default=YES MaxTime=600\n");
+}
+
+// One node as the core lists it.
+v1::Node nodeOf(CoreHarness& h, const std::string& name) {
+  v1::ListNodesRequest request;
+  auto nodes = h.await<v1::ListNodesResponse>([&](auto reply) { h.core->listNodes(request, reply); });
+  REQUIRE(nodes.ok());
+  for (const auto& n : nodes->nodes()) {
+    if (n.name() == name) return n;
+  }
+  FAIL("no node " << name);
+  return {};
+}
+
 // Answers calls by hand. kill() reports the call as the runner does: as a
 // death on a signal.
 class FakeSwitchCalls final : public core::SwitchCalls {
@@ -128,15 +147,7 @@ struct SwitchHarness : CoreHarness {
     return *id;
   }
   v1::JobState state(uint64_t id) { return job(id).state(); }
-  v1::Node node(const std::string& name) {
-    v1::ListNodesRequest request;
-    auto answer = await<v1::ListNodesResponse>([&](auto reply) { core->listNodes(request, reply); });
-    REQUIRE(answer.ok());
-    for (const auto& n : answer->nodes())
-      if (n.name() == name) return n;
-    FAIL("no node " << name);
-    return {};
-  }
+  v1::Node node(const std::string& name) { return nodeOf(*this, name); }
   void cancel(uint64_t id) {
     v1::CancelJobRequest request;
     request.add_job_ids(id);
@@ -528,19 +539,11 @@ TEST_CASE("switch core: a held teardown cannot run again when switch/lua is gone
     h.batchEnds(id);
     node = h.job(id).node_list();
   }
-  CoreHarness again(testing::parseConf("ClusterName=fabric\nSlurmdTimeout=3600\n"
-                                       "NodeName=f[1-3] CPUs=4 CoresPerSocket=4 RealMemory=4000\n"
-                                       "PartitionName=main Nodes=f[1-3] Default=YES MaxTime=600\n"),
-                    db);
+  CoreHarness again(withoutSwitch(), db);
   again.registerNodes({"f1", "f2", "f3"});
-  v1::ListNodesRequest request;
-  auto nodes = again.await<v1::ListNodesResponse>([&](auto reply) { again.core->listNodes(request, reply); });
-  REQUIRE(nodes.ok());
-  for (const auto& n : nodes->nodes()) {
-    if (n.name() != node) continue;
-    CHECK((n.state_flags() & v1::NODE_FLAG_DRAIN) != 0);
-    CHECK(n.reason() == "Switch job complete failed");
-  }
+  v1::Node n = nodeOf(again, node);
+  CHECK((n.state_flags() & v1::NODE_FLAG_DRAIN) != 0);
+  CHECK(n.reason() == "Switch job complete failed");
 }
 
 TEST_CASE("switch core: a reconfigure kills the running calls and runs them again", "[switch][core]") {
@@ -676,20 +679,11 @@ TEST_CASE("switch core: a run set up before a restart without switch/lua fails i
     h.settle();
     REQUIRE(h.state(id) == v1::RUNNING);
   }
-  CoreHarness again(testing::parseConf("ClusterName=fabric\nSlurmdTimeout=3600\n"
-                                       "NodeName=f[1-3] CPUs=4 CoresPerSocket=4 RealMemory=4000\n"
-                                       "PartitionName=main Nodes=f[1-3] Default=YES MaxTime=600\n"),
-                    db);
+  CoreHarness again(withoutSwitch(), db);
   again.registerNodes({"f1", "f2", "f3"});
   std::string node = again.job(id).batch_host();
   again.stepEnded(id, "batch", node, 0);
   again.settle();
   CHECK(again.job(id).state() == v1::COMPLETED);
-  v1::ListNodesRequest request;
-  auto nodes = again.await<v1::ListNodesResponse>([&](auto reply) { again.core->listNodes(request, reply); });
-  REQUIRE(nodes.ok());
-  for (const auto& n : nodes->nodes()) {
-    if (n.name() != node) continue;
-    CHECK(n.reason() == "Switch job complete failed");
-  }
+  CHECK(nodeOf(again, node).reason() == "Switch job complete failed");
 }
