@@ -186,10 +186,11 @@ def test_a_setup_that_reports_after_the_timeout_gets_one_more_teardown(unheld):
     """The controller gives up at switch_timeout, but a report can still
     come: here the controller is stopped past the deadline while the
     script returns its dictionary. Which of the two it sees first is a
-    race, so each attempt must be consistent with its outcome, and one of
-    three must be late."""
+    race that either side may win several times running on a loaded
+    machine, so each attempt must be consistent with its outcome, and one
+    of ten must be late."""
     c = unheld
-    for attempt in range(3):
+    for attempt in range(10):
         job = submit(c, "start_sleep=2", "--no-requeue", *PAIR)
         wait_job_state(c, job, "CONFIGURING")
         c.ctld.send_signal(signal.SIGSTOP)
@@ -200,6 +201,7 @@ def test_a_setup_that_reports_after_the_timeout_gets_one_more_teardown(unheld):
         state = c.wait_job(job, states=("COMPLETED", "CANCELLED"), timeout=20)
         settle(c)
         if state == "COMPLETED":
+            print(f"attempt {attempt + 1}: the report came first")
             continue  # the report won the race: an ordinary success
         assert show_job(c, job)["Reason"] == TIMED_OUT
         wait_log(c, f"late setup of JobId={job}")
@@ -215,4 +217,4 @@ def test_a_setup_that_reports_after_the_timeout_gets_one_more_teardown(unheld):
         wait_log(c, f"late setup of JobId={job}: its job_complete()")
         assert_in_service(c, "sw1", "sw2")
         return
-    pytest.fail("three setups that answered while the controller was stopped were all on time")
+    pytest.fail("ten setups that answered while the controller was stopped were all on time")
