@@ -98,6 +98,14 @@ class ControllerCore {
   void getConfig(Reply<v1::GetConfigResponse> reply);
   void updateNode(v1::UpdateNodeRequest request, auth::Identity caller,
                   Reply<v1::UpdateNodeResponse> reply);
+  // scontrol update TresName=... (or its JSON form): drains and resumes
+  // devices, cores and amounts of the named nodes (drain_admin.cpp). For
+  // root and SlurmUser; a refused request changes no node.
+  void updateTres(v1::UpdateTresRequest request, auth::Identity caller, Reply<v1::UpdateTresResponse> reply);
+  // scontrol show drainedtres: for everyone who may see nodes (not a plain
+  // user under PrivateData=nodes).
+  void listDrainedTres(v1::ListDrainedTresRequest request, auth::Identity caller,
+                       Reply<v1::ListDrainedTresResponse> reply);
   enum class JobAction { Suspend, Resume, Hold, Release };
   void jobAction(JobAction action, uint64_t jobId, auth::Identity caller, Reply<Ok> reply);
 

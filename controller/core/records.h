@@ -21,6 +21,7 @@
 
 #include "common/config/gantry_conf.h"
 #include "common/gres/device.h"
+#include "controller/drain/drained_tres.h"
 #include "controller/select/cluster.h"
 #include "controller/switch/switch_record.h"
 #include "gantry/v1/types.pb.h"
@@ -179,9 +180,9 @@ struct NodeRecord {
   // so recovered allocations land on the devices they held.
   v1::NodeHardware hardware;
   bool hardwareKnown = false;
-  // Devices drained one by one, with why (per-device drains build on this).
-  gres::DeviceMask drainedDevices = 0;
-  std::map<int, std::string> deviceDrainReasons;
+  // Devices, cores and amounts drained one by one, and the saved device
+  // order (controller/drain); kept across controller restarts.
+  drain::DrainedTres drainedTres;
 
   int allocCpus = 0;
   uint64_t allocMemoryMb = 0;
@@ -192,7 +193,7 @@ struct NodeRecord {
 
   bool drained() const { return admin == NodeAdminState::Drain || !registrationErrors.empty(); }
   bool down() const { return admin == NodeAdminState::Down || notResponding; }
-  bool degraded() const { return drainedDevices != 0; }
+  bool degraded() const { return drain::anythingDrained(drainedTres); }
   // May take new work.
   bool completing() const { return !switchHolds.empty(); }
   bool schedulable() const {
