@@ -333,6 +333,18 @@ TEST_CASE("a drain does not take back what a job holds", "[select][drains][relea
          all.gresPerNode.push_back({"iobw", "gpfs", 40});
          CHECK(verdictOf(cluster, all) == Verdict::Placed);
        }},
+      {"drains naming what the node lacks, or no node, change nothing",
+       [] {
+         Cluster cluster;
+         cluster.addNode(cpuNode("c0", kFiveCores));
+         ResourceDrains strange;
+         strange.cpus = {-1, 5, 77};
+         strange.counts = {{"iobw:gpfs", 3}, {"scratch", 0}};
+         cluster.setResourceDrains(0, strange);
+         cluster.setResourceDrains(-1, cpusDrained({0}));
+         cluster.setResourceDrains(9, cpusDrained({0}));
+         CHECK(verdictOf(cluster, withMem(tasks(5), 9000)) == Verdict::Placed);
+       }},
       {"setResourceDrains replaces what was set before",
        [] {
          Cluster cluster;
