@@ -14,7 +14,7 @@ std::string upper(std::string text) {
 }  // namespace
 
 Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::string>& words) {
-  static const std::set<std::string> kStates = {"DOWN", "DRAIN", "RESUME", "IDLE", "UNDRAIN"};
+  static const std::set<std::string> kStates = {"DOWN", "DRAIN", "RESUME", "IDLE", "UNDRAIN", "RESUME_KEEP_TRES"};
   gantry::v1::UpdateNodeRequest request;
   for (const std::string& word : words) {
     size_t eq = word.find('=');
@@ -28,7 +28,7 @@ Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::str
     } else if (key == "STATE") {
       std::string state = upper(value);
       if (!kStates.count(state)) {
-        return Error{"update: State=" + value + ": expected DOWN, DRAIN, RESUME, IDLE or UNDRAIN"};
+        return Error{"update: State=" + value + ": expected DOWN, DRAIN, RESUME, RESUME_KEEP_TRES, IDLE or UNDRAIN"};
       }
       request.set_state(state);
     } else if (key == "REASON") {
@@ -46,6 +46,13 @@ Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::str
     return Error{"update: State=" + request.state() + " requires Reason=\"...\""};
   }
   return request;
+}
+
+bool isTresUpdate(const std::vector<std::string>& words) {
+  for (const std::string& word : words) {
+    if (upper(word.substr(0, word.find('='))) == "TRESNAME" && word.find('=') != std::string::npos) return true;
+  }
+  return false;
 }
 
 }  // namespace gantry::cli

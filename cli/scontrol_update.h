@@ -14,4 +14,9 @@ namespace gantry::cli {
 // unknown state, or DOWN/DRAIN without a Reason.
 Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::string>& words);
 
+// A TRES drain (`scontrol update TresName=gres/gpu NodeName=... Action=...`):
+// some word's key is TresName, in any case. Such words go to the controller
+// unchanged (UpdateTresRequest.words), which parses and judges them.
+bool isTresUpdate(const std::vector<std::string>& words);
+
 }  // namespace gantry::cli
