@@ -25,7 +25,7 @@ TEST_CASE("gantry api: only POST /tres/ is served", "[cli][api]") {
   };
   for (const Row& row : rows) {
     INFO(row.rule);
-    Status status = checkApiRoute(row.method, row.path);
+    gantry::Status status = checkApiRoute(row.method, row.path);
     CHECK(status.ok() == row.served);
     if (!row.served) CHECK_THAT(status.error(), Catch::StartsWith(row.message));
   }
