@@ -233,6 +233,10 @@ int show(const ScontrolOptions& options, const std::vector<std::string>& words) 
   std::vector<std::string> rest(words.begin() + 2, words.end());
   if (entity == "hostnames") return showHostnames(options, rest);
   if (entity == "hostlist") return showHostlist(options, rest);
+  // Checked before connecting, so a mistyped selection needs no controller.
+  Result<std::string> drainedNodes = std::string();
+  if (entity == "drainedtres") drainedNodes = parseDrainedTresNodes(rest);
+  if (!drainedNodes) return reportError(kCommand, drainedNodes.error());
   bool known = entity == "job" || entity == "jobs" || entity == "step" || entity == "steps" ||
                entity == "node" || entity == "nodes" || entity == "partition" ||
                entity == "partitions" || entity == "config" || entity == "drainedtres";
@@ -247,7 +251,7 @@ int show(const ScontrolOptions& options, const std::vector<std::string>& words) 
   if (entity == "step" || entity == "steps") return showSteps(*client, options, rest);
   if (entity == "node" || entity == "nodes") return showNodes(*client, options, rest);
   if (entity == "partition" || entity == "partitions") return showPartitions(*client, options, rest);
-  if (entity == "drainedtres") return showDrainedTres(*client, rest, options.json);
+  if (entity == "drainedtres") return showDrainedTres(*client, *drainedNodes, options.json);
   return showConfig(*client, options);
 }
 

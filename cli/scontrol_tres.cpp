@@ -1,40 +1,14 @@
 #include "cli/scontrol_tres.h"
 
-#include <cctype>
 #include <iostream>
 
 #include "cli/json_render.h"
 #include "cli/subcommands.h"
-#include "common/hostlist/hostlist.h"
 
 namespace gantry::cli {
 namespace {
 
 constexpr const char* kCommand = "scontrol";
-
-bool startsWithKey(const std::string& word, const std::string& key) {
-  if (word.size() <= key.size() || word[key.size()] != '=') return false;
-  for (size_t i = 0; i < key.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(word[i])) != key[i]) return false;
-  }
-  return true;
-}
-
-// "show drainedtres n[1-2]" or "show drainedtres NodeName=n[1-2]": the host
-// list, "" for every node. A bad expression is refused here, before a call.
-Result<std::string> drainedTresNodes(const std::vector<std::string>& rest) {
-  if (rest.empty()) return std::string();
-  if (rest.size() > 1) return Error{"show drainedtres: give at most one host list, got " + std::to_string(rest.size()) + " words"};
-  std::string nodes = rest.front();
-  if (startsWithKey(nodes, "nodename")) {
-    nodes = nodes.substr(nodes.find('=') + 1);
-  } else if (nodes.find('=') != std::string::npos) {
-    return Error{"show drainedtres: unknown option '" + rest.front() + "'; give a host list or NodeName=<hostlist>"};
-  }
-  if (nodes.empty()) return Error{"show drainedtres: NodeName= is empty"};
-  if (auto names = hostlist::expand(nodes); !names) return Error{"show drainedtres: " + names.error()};
-  return nodes;
-}
 
 }  // namespace
 
@@ -48,11 +22,9 @@ int updateTres(const ControllerClient& client, const std::vector<std::string>& w
   return 0;
 }
 
-int showDrainedTres(const ControllerClient& client, const std::vector<std::string>& rest, bool json) {
-  auto nodes = drainedTresNodes(rest);
-  if (!nodes) return reportError(kCommand, nodes.error());
+int showDrainedTres(const ControllerClient& client, const std::string& nodes, bool json) {
   gantry::v1::ListDrainedTresRequest request;
-  request.set_node_names(*nodes);
+  request.set_node_names(nodes);
   auto response = client.call<gantry::v1::ListDrainedTresResponse>(
       [&](auto& stub, grpc::ClientContext* context, auto* out) {
         return stub.ListDrainedTres(context, request, out);

@@ -15,9 +15,10 @@ namespace gantry::cli {
 // with "scontrol: error: <message>" on stderr when the controller refuses.
 int updateTres(const ControllerClient& client, const std::vector<std::string>& words);
 
-// The controller's listing as it comes, nothing when nothing is drained;
-// with --json, {"drained_tres": [<line>, ...]}.
-int showDrainedTres(const ControllerClient& client, const std::vector<std::string>& rest, bool json);
+// The controller's listing of `nodes` (a host list, "" for every node) as
+// it comes, nothing when nothing is drained; with --json,
+// {"drained_tres": [<line>, ...]}.
+int showDrainedTres(const ControllerClient& client, const std::string& nodes, bool json);
 
 // The lines a node or TRES update left drained, one per line on stdout.
 template <typename Lines>

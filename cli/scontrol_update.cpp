@@ -3,12 +3,22 @@
 #include <cctype>
 #include <set>
 
+#include "common/hostlist/hostlist.h"
+
 namespace gantry::cli {
 namespace {
 
 std::string upper(std::string text) {
   for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return text;
+}
+
+bool startsWithKey(const std::string& word, const std::string& key) {
+  if (word.size() <= key.size() || word[key.size()] != '=') return false;
+  for (size_t i = 0; i < key.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(word[i])) != key[i]) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -46,6 +56,20 @@ Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::str
     return Error{"update: State=" + request.state() + " requires Reason=\"...\""};
   }
   return request;
+}
+
+Result<std::string> parseDrainedTresNodes(const std::vector<std::string>& rest) {
+  if (rest.empty()) return std::string();
+  if (rest.size() > 1) return Error{"show drainedtres: give at most one host list, got " + std::to_string(rest.size()) + " words"};
+  std::string nodes = rest.front();
+  if (startsWithKey(nodes, "nodename")) {
+    nodes = nodes.substr(nodes.find('=') + 1);
+  } else if (nodes.find('=') != std::string::npos) {
+    return Error{"show drainedtres: unknown option '" + rest.front() + "'; give a host list or NodeName=<hostlist>"};
+  }
+  if (nodes.empty()) return Error{"show drainedtres: NodeName= is empty"};
+  if (auto names = hostlist::expand(nodes); !names) return Error{"show drainedtres: " + names.error()};
+  return nodes;
 }
 
 bool isTresUpdate(const std::vector<std::string>& words) {

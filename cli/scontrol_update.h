@@ -19,4 +19,9 @@ Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::str
 // unchanged (UpdateTresRequest.words), which parses and judges them.
 bool isTresUpdate(const std::vector<std::string>& words);
 
+// The words after `show drainedtres`: nothing (every node), a host list, or
+// NodeName=<hostlist> (key in any case). Gives the host list ("" for every
+// node); fails naming the word on anything else or a bad host list.
+Result<std::string> parseDrainedTresNodes(const std::vector<std::string>& rest);
+
 }  // namespace gantry::cli

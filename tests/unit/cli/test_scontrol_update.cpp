@@ -56,6 +56,34 @@ TEST_CASE("scontrol update: per-device drain words and node states", "[cli][scon
   CHECK(parseNodeUpdate({"NodeName=fab1", "State=resume_keep_tres"})->state() == "RESUME_KEEP_TRES");
 }
 
+TEST_CASE("scontrol show drainedtres: which nodes", "[cli][scontrol][drain]") {
+  struct Row {
+    const char* rule;
+    std::vector<std::string> rest;
+    bool ok;
+    std::string expect;  // the host list, or the start of the error
+  };
+  const Row rows[] = {
+      {"no words: every node", {}, true, ""},
+      {"a host list as it is", {"fab[3-5]"}, true, "fab[3-5]"},
+      {"NodeName= in any case", {"nodeNAME=fab7"}, true, "fab7"},
+      {"another key is refused", {"Partition=gpu"}, false, "show drainedtres: unknown option 'Partition=gpu'"},
+      {"an empty NodeName= is refused", {"NodeName="}, false, "show drainedtres: NodeName= is empty"},
+      {"two host lists are refused", {"fab1", "fab2"}, false, "show drainedtres: give at most one host list, got 2"},
+      {"a bad host list is refused", {"fab[3-"}, false, "show drainedtres: "},
+  };
+  for (const Row& row : rows) {
+    INFO(row.rule);
+    auto nodes = parseDrainedTresNodes(row.rest);
+    REQUIRE(nodes.ok() == row.ok);
+    if (row.ok) {
+      CHECK(*nodes == row.expect);
+    } else {
+      CHECK_THAT(nodes.error(), Catch::StartsWith(row.expect));
+    }
+  }
+}
+
 TEST_CASE("scancel signal names", "[cli][scancel]") {
   CHECK(*parseSignal("KILL") == 9);
   CHECK(*parseSignal("SIGTERM") == 15);
