@@ -24,7 +24,8 @@ bool startsWithKey(const std::string& word, const std::string& key) {
 }  // namespace
 
 Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::string>& words) {
-  static const std::set<std::string> kStates = {"DOWN", "DRAIN", "RESUME", "IDLE", "UNDRAIN", "RESUME_KEEP_TRES"};
+  static const std::set<std::string> kStates = {"DOWN", "DRAIN", "RESUME", "IDLE", "UNDRAIN",
+                                                "RESUME_KEEP_TRES"};
   gantry::v1::UpdateNodeRequest request;
   for (const std::string& word : words) {
     size_t eq = word.find('=');
@@ -38,7 +39,8 @@ Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::str
     } else if (key == "STATE") {
       std::string state = upper(value);
       if (!kStates.count(state)) {
-        return Error{"update: State=" + value + ": expected DOWN, DRAIN, RESUME, RESUME_KEEP_TRES, IDLE or UNDRAIN"};
+        return Error{"update: State=" + value +
+                     ": expected DOWN, DRAIN, RESUME, RESUME_KEEP_TRES, IDLE or UNDRAIN"};
       }
       request.set_state(state);
     } else if (key == "REASON") {
@@ -60,12 +62,15 @@ Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::str
 
 Result<std::string> parseDrainedTresNodes(const std::vector<std::string>& rest) {
   if (rest.empty()) return std::string();
-  if (rest.size() > 1) return Error{"show drainedtres: give at most one host list, got " + std::to_string(rest.size()) + " words"};
+  if (rest.size() > 1) {
+    return Error{"show drainedtres: give at most one host list, got " + std::to_string(rest.size()) + " words"};
+  }
   std::string nodes = rest.front();
   if (startsWithKey(nodes, "nodename")) {
     nodes = nodes.substr(nodes.find('=') + 1);
   } else if (nodes.find('=') != std::string::npos) {
-    return Error{"show drainedtres: unknown option '" + rest.front() + "'; give a host list or NodeName=<hostlist>"};
+    return Error{"show drainedtres: unknown option '" + rest.front() +
+                 "'; give a host list or NodeName=<hostlist>"};
   }
   if (nodes.empty()) return Error{"show drainedtres: NodeName= is empty"};
   if (auto names = hostlist::expand(nodes); !names) return Error{"show drainedtres: " + names.error()};
