@@ -4,6 +4,8 @@
 // tests/unit/controller/drain; here each is checked once through the core.
 #include "tests/unit/controller/core/core_harness.h"
 
+#include "controller/core/select_info.h"
+
 #include <algorithm>
 
 using namespace gantry;
@@ -555,4 +557,40 @@ TEST_CASE("State=IDLE keeps the TRES drains") {
   REQUIRE(updateNode(h, "IDLE").ok());
   CHECK_FALSE(flagged(node(h), v1::NODE_FLAG_DRAIN));
   CHECK_FALSE(drainedListing(h).empty());
+}
+
+TEST_CASE("a saved order with an empty slot keeps each GRES's links on the right devices") {
+  // Three GPUs (the middle one gone) and two NICs; links are per GRES name.
+  core::NodeRecord record;
+  record.conf.name = "gq4";
+  record.hardwareKnown = true;
+  auto addDevice = [&](const std::string& name, int file, const std::string& uuid, std::vector<int> links) {
+    v1::GresDevice* device = record.hardware.add_gres();
+    device->set_name(name);
+    device->add_files("/dev/" + name + std::to_string(file));
+    device->set_count(1);
+    device->set_uuid(uuid);
+    for (int link : links) device->add_links(link);
+  };
+  // As the agent reports them now: GPU 1 is missing, so the GPUs' links are between the two left.
+  addDevice("gpu", 0, uuidOf(0), {-1, 7});
+  addDevice("gpu", 2, uuidOf(2), {7, -1});
+  addDevice("nic", 0, "", {-1, 3});
+  addDevice("nic", 1, "", {3, -1});
+  record.drainedTres.savedOrders.push_back(
+      {.gres = "gpu",
+       .slots = {{.uuid = uuidOf(0), .type = "", .present = true},
+                 {.uuid = uuidOf(1), .type = "", .present = false},
+                 {.uuid = uuidOf(2), .type = "", .present = true}}});
+  select::NodeInfo info = core::selectInfoFor(record);
+  REQUIRE(info.devices.size() == 5);
+  CHECK(info.devices[0].uuid == uuidOf(0));
+  CHECK(info.devices[0].links == std::vector<int>{-1, 0, 7});
+  CHECK(info.devices[1].files.empty());
+  CHECK(info.devices[1].links == std::vector<int>{0, -1, 0});
+  CHECK(info.devices[2].files == std::vector<std::string>{"/dev/gpu2"});
+  CHECK(info.devices[2].links == std::vector<int>{7, 0, -1});
+  CHECK(info.devices[3].links == std::vector<int>{-1, 3});
+  CHECK(info.devices[4].links == std::vector<int>{3, -1});
+  CHECK((core::selectDrainsFor(record, info).devices & gres::bitOf(1)) != 0);
 }
