@@ -104,6 +104,36 @@ void runCase(const Cluster& cluster, const Case& c, int iterations) {
               1e9 / ns, verdict, last.allocation.nodes.size());
 }
 
+// The pending-reason check of a job that may wait for a drain: canEverRun
+// (drains ignored) and canEverRunDrained, as the scheduling pass asks them.
+void runWaitCheck(const Cluster& cluster, const Case& c, int iterations) {
+  Outcome last;
+  std::vector<double> rounds;
+  for (int round = 0; round < kRounds; ++round) {
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < iterations; ++i) {
+      last = cluster.canEverRun(c.request, *c.partition);
+      last = cluster.canEverRunDrained(c.request, *c.partition);
+    }
+    auto elapsed = std::chrono::steady_clock::now() - start;
+    rounds.push_back(std::chrono::duration<double, std::nano>(elapsed).count() / iterations);
+  }
+  std::sort(rounds.begin(), rounds.end());
+  double ns = rounds[kRounds / 2];
+  const char* verdict = last.verdict == Verdict::Placed ? "Placed" : (last.verdict == Verdict::NotNow ? "NotNow" : "Never");
+  std::printf("case=%s ns_per_decision=%.0f decisions_per_s=%.0f verdict=%s nodes=%zu\n", c.name, ns, 1e9 / ns,
+              verdict, last.allocation.nodes.size());
+}
+
+// Every tenth node of the GPU partition with per-device drains: one GPU,
+// one core (both threads) and 8 GB of memory.
+void drainEveryTenthNode(Cluster& cluster) {
+  for (int n = 0; n < kChunkedFrom; n += 10) {
+    cluster.setDeviceDrained(n, kGpusPerNode - 1, true);
+    cluster.setResourceDrains(n, ResourceDrains{.cpus = {0, 1}, .memoryMb = 8192, .counts = {}});
+  }
+}
+
 // ---- the shard-heavy cluster
 
 constexpr int kShardNodes = 1000;
@@ -287,6 +317,19 @@ int main(int argc, char** argv) {
       {"sixty_four_nodes_4_gpus", sixtyFour, &gpuPartition},
   };
   for (const auto& c : cases) runCase(cluster, c, iterations);
+
+  // The same cases with a tenth of the GPU partition degraded, and the
+  // check that names drains in a waiting job's reason.
+  drainEveryTenthNode(cluster);
+  std::printf("# the same cluster, every tenth node of partition gpu with a GPU, a core and 8 GB drained\n");
+  const Case drainedCases[] = {
+      {"drained_one_gpu", oneGpu, &gpuPartition},
+      {"drained_cpu_only_four_tasks", cpuOnly, &gpuPartition},
+      {"drained_no_fit_full_scan", noFit, &gpuPartition},
+      {"drained_sixty_four_nodes_4_gpus", sixtyFour, &gpuPartition},
+  };
+  for (const auto& c : drainedCases) runCase(cluster, c, iterations);
+  runWaitCheck(cluster, {"drained_wait_check_eight_gpus", eightLinked, &gpuPartition}, iterations);
   runShardCases(seed, iterations);
   runOversubscribedCases(iterations);
   return 0;

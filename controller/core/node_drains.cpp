@@ -113,9 +113,9 @@ std::vector<std::string> ControllerCore::degradedNodesOf(const select::Partition
 std::string ControllerCore::drainedWaitReason(const select::Request& request, const select::PartitionView& view,
                                               const std::vector<std::string>& degradedNodes) const {
   if (degradedNodes.empty()) return "";
-  std::vector<std::string> degraded = degradedNodes;
   if (state_.cluster.canEverRun(request, view).verdict != select::Verdict::Placed) return "";
   if (state_.cluster.canEverRunDrained(request, view).verdict == select::Verdict::Placed) return "";
+  std::vector<std::string> degraded = degradedNodes;
   if (degraded.size() > 3) {
     degraded.resize(3);
     degraded.push_back("...");
