@@ -103,28 +103,25 @@ def agent_log(cluster, name):
     return path.read_text(errors="replace") if path.exists() else ""
 
 
-def registrations(cluster, name):
-    return agent_log(cluster, name).count("registered with the controller")
-
-
 def restart_agent(cluster, name, sig=signal.SIGTERM):
-    """Restarts the node's agent and waits until it has registered again
+    """Restarts the node's agent and waits until the new one has registered
     (the controller has then judged what it reported)."""
-    before = registrations(cluster, name)
     cluster.kill_agent(name, sig)
+    # The old agent is gone: whatever the log says from here on is the new one's.
+    start = len(agent_log(cluster, name))
     cluster.start_agent(name)
-    wait_for(lambda: registrations(cluster, name) > before, timeout=30, what=f"{name} to register again")
+    wait_for(lambda: "registered with the controller" in agent_log(cluster, name)[start:], timeout=30,
+             what=f"{name} to register again")
 
 
 def restart_controller(cluster):
-    """kill -9 of the controller, a fresh one on the same state, and the
-    agents registered with it again."""
-    counts = {name: registrations(cluster, name) for name in cluster.agents}
+    """kill -9 of the controller and a fresh one on the same state; then each
+    agent is restarted, so that it registers with the new controller now
+    rather than at its next retry."""
     cluster.kill_controller(signal.SIGKILL)
     cluster.start_controller()
-    for name, before in counts.items():
-        wait_for(lambda: registrations(cluster, name) > before, timeout=30,
-                 what=f"{name} to register with the new controller")
+    for name in list(cluster.agents):
+        restart_agent(cluster, name)
 
 
 # ------------------------------------------------------------ what the commands show

@@ -145,8 +145,8 @@ def test_set_drain_is_idempotent_and_names_the_empty_slot_it_leaves_drained(clus
     # SetDrain of one index resumes the other.
     scontrol_update(cluster, *tres_words("Index=2", "Action=SetDrain", "Reason=burn_in"))
     assert show_node(cluster, NODE)["DrainedTRES"] == "gpu(IDX:2)(burn_in),gpu(IDX:3)(gres/gpu:not_found)"
-    # A typed name selects the cards of that type.
-    scontrol_update(cluster, "TresName=gres/gpu:h100", f"NodeName={NODE}", "Index=1", "Action=Drain", "Reason=fw")
+    # A typed name selects the cards of that type; keys and actions are read in any case.
+    scontrol_update(cluster, "tresname=gres/gpu:h100", f"nodename={NODE}", "index=1", "action=drain", "Reason=fw")
     assert show_node(cluster, NODE)["DrainedTRES"] == \
         "gpu(IDX:1)(fw),gpu(IDX:2)(burn_in),gpu(IDX:3)(gres/gpu:not_found)"
     resumed = scontrol_update(cluster, *tres_words("Index=ALL", "Action=Resume"))
