@@ -193,15 +193,18 @@ def allocated_devices(cluster, job_id):
 
 
 def run_gpu_job(cluster, gpus, extra=()):
-    """Runs a batch job of `gpus` GPUs to its end and returns (its
-    allocated indexes, the CUDA_VISIBLE_DEVICES it saw)."""
+    """Runs a batch job of `gpus` GPUs to its end and returns what it was
+    given: the controller's allocated indexes, the indexes in the job's
+    SLURM_JOB_GPUS, and its CUDA_VISIBLE_DEVICES as a list (UUIDs when the
+    GPUs have Flags=env_uuid)."""
     out = cluster.root / "gpu-job-%j.out"
     job_id = cluster.sbatch(f"--gres=gpu:{gpus}", *extra, "-o", str(out),
-                            "--wrap", "echo VISIBLE=$CUDA_VISIBLE_DEVICES")
+                            "--wrap", "echo JOB_GPUS=$SLURM_JOB_GPUS VISIBLE=$CUDA_VISIBLE_DEVICES")
     assert cluster.wait_job(job_id) == "COMPLETED", cluster.job(job_id)
     text = Path(str(out).replace("%j", str(job_id))).read_text()
-    visible = re.search(r"VISIBLE=(\S*)", text).group(1)
-    return allocated_devices(cluster, job_id), visible
+    job_gpus = [int(i) for i in re.search(r"JOB_GPUS=(\S*)", text).group(1).split(",") if i]
+    visible = [v for v in re.search(r"VISIBLE=(\S*)", text).group(1).split(",") if v]
+    return allocated_devices(cluster, job_id), job_gpus, visible
 
 
 def wait_pending_for_drains(cluster, job_id, node_drained_tres):

@@ -8,9 +8,8 @@ tests change between agent restarts (drain_harness.GpuHost)."""
 import pytest
 
 from drain_harness import (DEGRADED_FLAG, ORDER_MISMATCH, GpuHost, device_uuids, drain_gpu, drained_listing,
-                           node_json, reasons, restart_agent, restart_controller, run_gpu_job, scontrol_update,
-                           set_node_state, show_node, start_cluster, wait_pending_for_drains)
-from gantry_cluster import wait_for
+                           node_json, reasons, restart_agent, restart_controller, run_gpu_job, set_node_state,
+                           show_node, start_cluster, wait_pending_for_drains)
 
 NODE = "gx6"
 GPUS = 6
@@ -21,7 +20,9 @@ def six_gpu_cluster(tmp_path, extra_conf=""):
     host = GpuHost(tmp_path / "host", GPUS)
     cluster = start_cluster(nodes=[{"name": NODE, "cpus": 8, "memory": 8000, "gres": f"gpu:{GPUS}",
                                     "host_root": host.root}],
-                            gres_conf="AutoDetect=nvidia\n", extra_conf=extra_conf, root=tmp_path / "cluster")
+                            # env_uuid: a job's CUDA_VISIBLE_DEVICES names its cards by UUID.
+                            gres_conf="AutoDetect=nvidia\nName=gpu Flags=env_uuid\n", extra_conf=extra_conf,
+                            root=tmp_path / "cluster")
     return cluster, host
 
 
@@ -43,8 +44,14 @@ def others(*left_out):
     return [i for i in range(GPUS) if i not in left_out]
 
 
-def visible(indexes):
-    return ",".join(str(i) for i in indexes)
+def assert_job_gets(cluster, host, gpus, indexes):
+    """A job of `gpus` GPUs is given exactly the cards at `indexes`: by the
+    controller's allocation, by the job's SLURM_JOB_GPUS and by the UUIDs it
+    sees, which are those of the cards now in those slots of the host."""
+    allocated, job_gpus, visible = run_gpu_job(cluster, gpus)
+    assert allocated == indexes
+    assert job_gpus == indexes
+    assert visible == [host.uuid(i) for i in indexes]
 
 
 def test_a_replaced_gpu_takes_the_bad_ones_index_undrained_and_undrain_keeps_other_drains(six):
@@ -63,7 +70,7 @@ def test_a_replaced_gpu_takes_the_bad_ones_index_undrained_and_undrain_keeps_oth
 
     # 2. Jobs get the other cards, never the drained one; one that needs
     # every card waits for the drained one.
-    assert run_gpu_job(cluster, 5) == (others(4), visible(others(4)))
+    assert_job_gets(cluster, host, 5, others(4))
     whole = cluster.sbatch(f"--gres=gpu:{GPUS}", "--wrap", "true")
     wait_pending_for_drains(cluster, whole, f"{NODE} gpu(IDX:4)(xid_79)")
     cluster.cli("scancel", str(whole))
@@ -96,7 +103,7 @@ def test_a_replaced_gpu_takes_the_bad_ones_index_undrained_and_undrain_keeps_oth
     assert shown["State"] == "IDLE+DEGRADED"
     assert shown["DrainedTRES"] == "gpu(IDX:1)(row_remap)"
     assert reasons(cluster) == {NODE: ("gpu(IDX:1)(row_remap)", "root")}
-    assert run_gpu_job(cluster, 5) == (others(1), visible(others(1)))
+    assert_job_gets(cluster, host, 5, others(1))
 
     # 6. RESUME returns the remaining card as well.
     set_node_state(cluster, NODE, "RESUME")
@@ -105,7 +112,7 @@ def test_a_replaced_gpu_takes_the_bad_ones_index_undrained_and_undrain_keeps_oth
     assert "DrainedTRES" not in shown
     assert drained_listing(cluster) == []
     assert reasons(cluster) == {}
-    assert run_gpu_job(cluster, GPUS) == (others(), visible(others()))
+    assert_job_gets(cluster, host, GPUS, others())
 
 
 def test_a_removed_gpu_leaves_drained_empty_slots_and_without_drain_absent_gres_the_node_is_drained(six):
@@ -149,7 +156,7 @@ def test_with_drain_absent_gres_a_removed_gpu_leaves_the_node_up_until_a_new_car
     assert reasons(cluster) == {NODE: (empty, "root")}
 
     # Jobs keep the saved indexes: the cards after the hole are still 4 and 5.
-    assert run_gpu_job(cluster, 5) == (others(3), visible(others(3)))
+    assert_job_gets(cluster, host, 5, others(3))
     whole = cluster.sbatch(f"--gres=gpu:{GPUS}", "--wrap", "true")
     wait_pending_for_drains(cluster, whole, f"{NODE} {empty}")
 
@@ -198,6 +205,7 @@ def test_a_reordered_report_drains_the_node_and_resume_saves_the_new_order_acros
     assert shown["State"] == "IDLE"
     assert "DrainedTRES" not in shown
     assert [device_uuids(cluster, NODE)[i] for i in range(GPUS)] == host.uuids()
+    assert_job_gets(cluster, host, GPUS, others())
 
     # A drain and the saved order survive a controller killed with SIGKILL.
     drain_gpu(cluster, NODE, "fan_fail", index=2)
