@@ -161,6 +161,12 @@ def reasons(cluster):
     return rows
 
 
+def reason_time(cluster, node):
+    """The TIMESTAMP sinfo -R gives the node's row."""
+    out = cluster.cli("sinfo", "-R", "-h", "-o", "%H|%N").stdout
+    return next(line.split("|")[0].strip() for line in out.splitlines() if line.split("|")[1].strip() == node)
+
+
 def scontrol_update(cluster, *words, user=None, check=True):
     return cluster.cli("scontrol", "update", *words, user=user, check=check)
 

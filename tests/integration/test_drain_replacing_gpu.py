@@ -5,11 +5,13 @@ cards in another order; and the drains and saved order across a controller
 killed with SIGKILL. The node is a six-GPU fixture host whose cards the
 tests change between agent restarts (drain_harness.GpuHost)."""
 
+import re
+
 import pytest
 
 from drain_harness import (DEGRADED_FLAG, ORDER_MISMATCH, GpuHost, device_uuids, drain_gpu, drained_listing,
-                           node_json, reasons, restart_agent, restart_controller, run_gpu_job, set_node_state,
-                           show_node, start_cluster, wait_pending_for_drains)
+                           node_json, reason_time, reasons, restart_agent, restart_controller, run_gpu_job,
+                           set_node_state, show_node, start_cluster, wait_pending_for_drains)
 
 NODE = "gx6"
 GPUS = 6
@@ -66,6 +68,7 @@ def test_a_replaced_gpu_takes_the_bad_ones_index_undrained_and_undrain_keeps_oth
     assert shown["DrainedTRES"] == "gpu(IDX:4)(xid_79)"
     assert drained_listing(cluster) == [f"NodeName={NODE} TresName=gres/gpu Index=4 Uuid={bad} Reason=xid_79"]
     assert reasons(cluster) == {NODE: ("gpu(IDX:4)(xid_79)", "root")}
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", reason_time(cluster, NODE))
     assert node_json(cluster, NODE)["state_flags"] & DEGRADED_FLAG
 
     # 2. Jobs get the other cards, never the drained one; one that needs
