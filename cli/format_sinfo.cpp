@@ -34,6 +34,20 @@ struct SinfoField {
 
 std::string orNull(const std::string& text) { return text.empty() ? "(null)" : text; }
 
+// A node with no reason of its own that is DEGRADED (something drained on
+// it) is listed by -R with its DrainedTRES list as the reason, set by root.
+bool reasonIsDrainedTres(const Node& n) {
+  bool degraded = (n.state_flags() & static_cast<uint32_t>(gantry::v1::NODE_FLAG_DEGRADED)) != 0;
+  return n.reason().empty() && degraded && !n.drained_tres().empty();
+}
+
+std::string reasonOf(const Node& n) { return reasonIsDrainedTres(n) ? n.drained_tres() : n.reason(); }
+
+std::string reasonUserOf(const Node& n) {
+  if (reasonIsDrainedTres(n)) return "root";
+  return n.reason_user().empty() ? "Unknown" : n.reason_user();
+}
+
 const Node* firstNode(const SinfoRow& row) { return row.nodes.empty() ? nullptr : row.nodes[0]; }
 
 // A per-node value, "n/a" for a partition without nodes.
@@ -107,9 +121,8 @@ const std::vector<SinfoField>& sinfoFields() {
       {"", "gresused", "GRES_USED", Scope::kNode,
        nodeValue([](const Node& n) { return orNull(n.gres_used()); })},
       {"E", "reason", "REASON", Scope::kNode,
-       nodeValue([](const Node& n) { return n.reason().empty() ? "none" : n.reason(); })},
-      {"u", "user", "USER", Scope::kNode,
-       nodeValue([](const Node& n) { return n.reason_user().empty() ? "Unknown" : n.reason_user(); })},
+       nodeValue([](const Node& n) { return reasonOf(n).empty() ? "none" : reasonOf(n); })},
+      {"u", "user", "USER", Scope::kNode, nodeValue(reasonUserOf)},
       {"H", "timestamp", "TIMESTAMP", Scope::kNode,
        nodeValue([](const Node& n) { return formatTimestamp(n.reason_time(), "Unknown"); })},
       {"f", "features", "AVAIL_FEATURES", Scope::kNode,
@@ -160,7 +173,7 @@ std::vector<SinfoRow> ungroupedRows(const LineFormat& format,
       rows.push_back(SinfoRow{partition, {}});
     }
     for (const Node* node : members) {
-      if (view == SinfoView::kReasons && node->reason().empty()) continue;
+      if (view == SinfoView::kReasons && reasonOf(*node).empty()) continue;
       rows.push_back(SinfoRow{partition, {node}});
     }
   };

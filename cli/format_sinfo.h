@@ -1,5 +1,7 @@
 // sinfo's views: the partition summary, the node-oriented list (-N), the
-// reasons list (-R), with "-o" codes and "-O" names.
+// reasons list (-R), with "-o" codes and "-O" names. A node with no reason
+// of its own but something drained (DEGRADED) shows its DrainedTRES list
+// as the reason, set by root.
 //
 // Rows group nodes the way Slurm does: nodes whose displayed values are all
 // equal (other than node list and counts) share a row. Partition fields

@@ -17,6 +17,7 @@ const std::map<std::string, Entry>& subcommandTable() {
       {"sinfo", gantry::cli::runSinfo},     {"scancel", gantry::cli::runScancel},
       {"scontrol", gantry::cli::runScontrol},
       {"srun", gantry::cli::runSrun},       {"salloc", gantry::cli::runSalloc},
+      {"api", gantry::cli::runApi},
   };
   return table;
 }

@@ -1,5 +1,5 @@
 // gantry scontrol: show jobs, nodes, partitions, config and host lists;
-// update nodes; suspend, resume, hold and release jobs; reconfigure.
+// update nodes and drain devices; suspend, resume, hold and release jobs; reconfigure.
 #include <grp.h>
 
 #include <cctype>
@@ -14,6 +14,7 @@
 #include "cli/job_steps.h"
 #include "cli/json_render.h"
 #include "cli/scontrol_render.h"
+#include "cli/scontrol_tres.h"
 #include "cli/scontrol_update.h"
 #include "cli/subcommands.h"
 #include "common/hostlist/hostlist.h"
@@ -226,19 +227,23 @@ int showHostlist(const ScontrolOptions& options, const std::vector<std::string>&
 int show(const ScontrolOptions& options, const std::vector<std::string>& words) {
   if (words.size() < 2) {
     return reportError(kCommand,
-                       "show: what to show? job, step, node, partition, config, hostnames, hostlist");
+                       "show: what to show? job, step, node, partition, config, drainedtres, hostnames, hostlist");
   }
   std::string entity = lower(words[1]);
   std::vector<std::string> rest(words.begin() + 2, words.end());
   if (entity == "hostnames") return showHostnames(options, rest);
   if (entity == "hostlist") return showHostlist(options, rest);
+  // Checked before connecting, so a mistyped selection needs no controller.
+  Result<std::string> drainedNodes = std::string();
+  if (entity == "drainedtres") drainedNodes = parseDrainedTresNodes(rest);
+  if (!drainedNodes) return reportError(kCommand, drainedNodes.error());
   bool known = entity == "job" || entity == "jobs" || entity == "step" || entity == "steps" ||
                entity == "node" || entity == "nodes" || entity == "partition" ||
-               entity == "partitions" || entity == "config";
+               entity == "partitions" || entity == "config" || entity == "drainedtres";
   if (!known) {
     return reportError(kCommand,
                        "show: unknown entity '" + words[1] +
-                           "'; expected job, step, node, partition, config, hostnames, hostlist");
+                           "'; expected job, step, node, partition, config, drainedtres, hostnames, hostlist");
   }
   auto client = ControllerClient::connect(options.confDir);
   if (!client) return reportError(kCommand, client.error());
@@ -246,6 +251,7 @@ int show(const ScontrolOptions& options, const std::vector<std::string>& words) 
   if (entity == "step" || entity == "steps") return showSteps(*client, options, rest);
   if (entity == "node" || entity == "nodes") return showNodes(*client, options, rest);
   if (entity == "partition" || entity == "partitions") return showPartitions(*client, options, rest);
+  if (entity == "drainedtres") return showDrainedTres(*client, *drainedNodes, options.json);
   return showConfig(*client, options);
 }
 
@@ -282,8 +288,16 @@ int writeBatchScript(const ScontrolOptions& options, const std::vector<std::stri
   return 0;
 }
 
+// A TRES drain when a word is TresName=, else a node update. Either prints
+// what the controller left drained (empty slots that cannot be resumed).
 int update(const ScontrolOptions& options, const std::vector<std::string>& words) {
-  auto request = parseNodeUpdate(std::vector<std::string>(words.begin() + 1, words.end()));
+  std::vector<std::string> rest(words.begin() + 1, words.end());
+  if (isTresUpdate(rest)) {
+    auto client = ControllerClient::connect(options.confDir);
+    if (!client) return reportError(kCommand, client.error());
+    return updateTres(*client, rest);
+  }
+  auto request = parseNodeUpdate(rest);
   if (!request) return reportError(kCommand, request.error());
   auto client = ControllerClient::connect(options.confDir);
   if (!client) return reportError(kCommand, client.error());
@@ -292,6 +306,7 @@ int update(const ScontrolOptions& options, const std::vector<std::string>& words
         return stub.UpdateNode(context, *request, out);
       });
   if (!response) return reportError(kCommand, response.error());
+  printLeftDrained(response->left_drained());
   return 0;
 }
 
@@ -350,8 +365,10 @@ int runScontrol(const std::vector<std::string>& args) {
   CLI::App app{"gantry scontrol: view and change controller state", "scontrol"};
   app.set_help_flag("--help", "print this help");
   app.add_option("command", options.words,
-                 "show job|step|node|partition|config|hostnames|hostlist [name], "
-                 "update NodeName=... State=... Reason=..., write batch_script JOBID [FILE], "
+                 "show job|step|node|partition|config|drainedtres|hostnames|hostlist [name], "
+                 "update NodeName=... State=... Reason=..., "
+                 "update TresName=... NodeName=... Index=|Uuid=|Count=... Action=... Reason=..., "
+                 "write batch_script JOBID [FILE], "
                  "suspend|resume|hold|release JOBID, reconfigure");
   app.add_flag("-d,--details", options.details, "more detail (allocations, GRES use)");
   app.add_flag("--json", options.json, "print JSON");

@@ -257,6 +257,10 @@ std::string renderNode(const gantry::v1::Node& node, const RenderOptions& option
   r.add("AvailableFeatures", orNull(features)).next();
   r.add("ActiveFeatures", orNull(features)).next();
   r.add("Gres", orNull(node.gres())).next();
+  // Per-device drains: the limit only when configured, the list only when
+  // something is drained.
+  if (!node.max_drained_tres().empty()) r.add("MaxDrainedTres", node.max_drained_tres()).next();
+  if (!node.drained_tres().empty()) r.add("DrainedTRES", node.drained_tres()).next();
   if (options.details) r.add("GresUsed", orNull(node.gres_used())).next();
   // Registered hardware (-d): chunk layouts only on chunked nodes, as the
   // spec asks, then one line per registered GRES record in index order.

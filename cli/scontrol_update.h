@@ -14,4 +14,14 @@ namespace gantry::cli {
 // unknown state, or DOWN/DRAIN without a Reason.
 Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::string>& words);
 
+// A TRES drain (`scontrol update TresName=gres/gpu NodeName=... Action=...`):
+// some word's key is TresName, in any case. Such words go to the controller
+// unchanged (UpdateTresRequest.words), which parses and judges them.
+bool isTresUpdate(const std::vector<std::string>& words);
+
+// The words after `show drainedtres`: nothing (every node), a host list, or
+// NodeName=<hostlist> (key in any case). Gives the host list ("" for every
+// node); fails naming the word on anything else or a bad host list.
+Result<std::string> parseDrainedTresNodes(const std::vector<std::string>& rest);
+
 }  // namespace gantry::cli

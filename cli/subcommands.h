@@ -15,6 +15,8 @@ int runScancel(const std::vector<std::string>& args);
 int runScontrol(const std::vector<std::string>& args);
 int runSrun(const std::vector<std::string>& args);
 int runSalloc(const std::vector<std::string>& args);
+// gantry api POST /tres/ (no Slurm command name; only as `gantry api`).
+int runApi(const std::vector<std::string>& args);
 
 // Prints "<command>: error: <message>" to stderr and returns exit status 1.
 inline int reportError(const std::string& command, const std::string& message) {

@@ -60,7 +60,7 @@ std::string schedulerParametersPart(std::string_view value, int) {
 std::string slurmctldParametersPart(std::string_view value, int) {
   return pickItems(value, [](const std::string& item) {
     return item.rfind("switch_timeout=", 0) != 0 && item.rfind("switch_retries=", 0) != 0 &&
-           item.rfind("switch_drain_on_failure=", 0) != 0;
+           item.rfind("switch_drain_on_failure=", 0) != 0 && item != "drain_absent_gres";
   });
 }
 
@@ -146,10 +146,10 @@ std::vector<InertKey> makeTable() {
        "SUSPEND", preemptModePart},
       {P::Global, "PreemptType", "", "preemption", "which jobs may preempt which (partition priority or QOS)",
        "controller/gang", "preempt/partition_prio"},
-      {P::Global, "SlurmctldParameters", "", "per-device drain",
-       "drain_absent_gres drains only the absent devices of a node, within MaxDrainedTres; switch_timeout, "
-       "switch_retries and switch_drain_on_failure are acted on",
-       "controller/drain", "drain_absent_gres", slurmctldParametersPart},
+      {P::Global, "SlurmctldParameters", "", "other controller parameters",
+       "items that tune parts of the controller not built yet; switch_timeout, switch_retries, "
+       "switch_drain_on_failure and drain_absent_gres are acted on",
+       "controller/core", "idle_on_node_suspend", slurmctldParametersPart},
       {P::Global, "SwitchParameters", "", "switch/lua interconnect lifecycle", "parameters handed to the switch plugin",
        "controller/switch", "verbose"},
       {P::Global, "TaskPlugin", "", "task CPU binding",
@@ -199,8 +199,6 @@ std::vector<InertKey> makeTable() {
       {P::NodeLine, "TmpDisk", "", "temporary disk", "jobs asking --tmp go only to nodes with that much",
        "controller/select", "1024"},
       {P::NodeLine, "Weight", "", "node weights", "nodes of lower weight are preferred", "controller/select", "10"},
-      {P::NodeLine, "MaxDrainedTres", "", "per-device drain",
-       "how much of a node may be drained before the node itself is", "controller/drain", "gres/gpu:2"},
       {P::NodeLine, "RestrictedCoresPerGPU", "", "cores kept for GPU jobs",
        "that many cores per GPU are kept for jobs that use GPUs", "controller/select", "2"},
 

@@ -4,6 +4,7 @@
 #include "controller/core/controller_core.h"
 
 #include "common/hostlist/hostlist.h"
+#include "controller/drain/node_drain_state.h"
 
 namespace gantry::core {
 
@@ -75,13 +76,22 @@ void ControllerCore::updateNode(v1::UpdateNodeRequest request, auth::Identity ca
     std::string state = upper(request.state());
     using To = node_event::AdminUpdate::To;
     To to = To::Resume;
+    // What a return to service does to the node's TRES drains: only RESUME
+    // resumes them too (node_drain_state.h).
+    drain::NodeStateUpdate tresUpdate = drain::NodeStateUpdate::Undrain;
     if (state == "DOWN") {
       to = To::Down;
     } else if (state == "DRAIN") {
       to = To::Drain;
-    } else if (state != "RESUME" && state != "IDLE" && state != "UNDRAIN") {
+    } else if (state == "RESUME") {
+      tresUpdate = drain::NodeStateUpdate::Resume;
+    } else if (state == "IDLE") {
+      tresUpdate = drain::NodeStateUpdate::Idle;
+    } else if (state == "RESUME_KEEP_TRES") {
+      tresUpdate = drain::NodeStateUpdate::ResumeKeepTres;
+    } else if (state != "UNDRAIN") {
       return reply(Error{"Invalid node state specified: " + request.state() +
-                         " (use DOWN, DRAIN, RESUME, IDLE or UNDRAIN)"});
+                         " (use DOWN, DRAIN, RESUME, RESUME_KEEP_TRES, IDLE or UNDRAIN)"});
     }
     if (to != To::Resume && request.reason().empty()) {
       return reply(Error{"You must specify a reason when changing a node's state to " + state});
@@ -93,14 +103,24 @@ void ControllerCore::updateNode(v1::UpdateNodeRequest request, auth::Identity ca
       targets.push_back(node);
     }
     if (targets.empty()) return reply(Error{"no node names given"});
+    v1::UpdateNodeResponse response;
     for (NodeRecord* node : targets) {
+      drain::DrainedTres before = node->drainedTres;
+      bool layoutChanged = false;
+      if (to == To::Resume) {
+        drain::NodeStateOutcome outcome = drain::applyNodeStateUpdate(node->drainedTres, tresUpdate, node->conf.name);
+        node->drainedTres = std::move(outcome.record);
+        layoutChanged = !outcome.droppedOrders.empty();
+        for (auto& line : outcome.leftDrained) response.add_left_drained(std::move(line));
+      }
       applyNode(*node, node_event::AdminUpdate{.to = to, .reason = request.reason(), .user = caller.user});
       if (to == To::Down) loseJobsOn(*node, JobReason::NodeSetDown);
+      drainedTresChanged(*node, before, layoutChanged);
     }
     // The last node's write covers the earlier ones (the store is FIFO).
-    executor_.persistNode(*targets.back(), [reply](const Status& status) {
+    executor_.persistNode(*targets.back(), [reply, response = std::move(response)](const Status& status) mutable {
       if (!status) return reply(Error{ErrorCode::Internal, status.error()});
-      reply(v1::UpdateNodeResponse{});
+      reply(std::move(response));
     });
   });
 }

@@ -146,6 +146,11 @@ void ControllerCore::recover(const store::Snapshot& snapshot) {
       node->reasonTime = saved.reasonTime;
     }
   }
+  // Drains and saved device orders before the hardware: the order lays the
+  // devices out at their saved indexes.
+  for (const auto& [name, drains] : snapshot.nodeDrains) {
+    if (NodeRecord* node = state_.findNode(name)) node->drainedTres = drains;
+  }
   for (const auto& [name, hardware] : snapshot.nodeHardware) {
     NodeRecord* node = state_.findNode(name);
     if (node == nullptr || hardware.empty() || !node->hardware.ParseFromString(hardware)) continue;

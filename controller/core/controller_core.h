@@ -57,6 +57,11 @@ struct CoreOptions {
   // it, `switchAnswers` are what the script answered when it was loaded.
   SwitchCalls* switchCalls = nullptr;
   SwitchScriptAnswers switchAnswers{};
+  // Called on the core's strand after a node's drained TRES changed (a
+  // command, a registration, State=RESUME), with the record now in force:
+  // where accounting opens and closes its node event for a drained tracked
+  // TRES. Must not block. Null: nothing is told.
+  std::function<void(const std::string& node, const drain::DrainedTres& drained)> drainedTresChanged;
 };
 
 template <typename T>
@@ -201,7 +206,29 @@ class ControllerCore {
                                  const config::PartitionConf& partition);
   Result<const config::PartitionConf*> partitionFor(const v1::JobSpec& spec) const;
   Result<int64_t> effectiveTimeLimit(const v1::JobSpec& spec, const config::PartitionConf& partition) const;
-  std::vector<std::string> registrationProblems(const NodeRecord& node, const v1::RegisterRequest& request) const;
+  std::vector<std::string> registrationProblems(const NodeRecord& node, const v1::RegisterRequest& request,
+                                                const std::vector<std::string>& countedByOrder) const;
+
+  // Per-device drains (node_drains.cpp, drain_admin.cpp).
+  struct ReconciledDrains {
+    drain::DrainedTres record;
+    std::vector<std::string> problems;  // the node is invalid or its order refused: drain it with these
+    bool clearsOrderMismatch = false;
+    std::vector<std::string> gres;      // the device GRES reconciled (their counts are judged here)
+  };
+  // Each device GRES of a registration against the node's saved orders.
+  ReconciledDrains reconcileRegistration(const NodeRecord& node, const v1::RegisterRequest& request) const;
+  // After the node's record changed from `before`: MaxDrainedTres judged
+  // (past it the node drains with the reason naming the TRES), selection
+  // refreshed, the record stored and accounting told.
+  void drainedTresChanged(NodeRecord& node, const drain::DrainedTres& before, bool layoutChanged);
+  // The partition's schedulable nodes with anything drained, each as
+  // "NAME DRAINEDTRES" (once per scheduling pass and partition).
+  std::vector<std::string> degradedNodesOf(const select::PartitionView& view) const;
+  // The reason a job that does not fit now waits for drained resources, or
+  // "" when drains are not what keeps it (Resources then).
+  std::string drainedWaitReason(const select::Request& request, const select::PartitionView& view,
+                                const std::vector<std::string>& degraded) const;
 
   void requestSchedule();
   void schedule();

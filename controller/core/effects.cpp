@@ -161,6 +161,14 @@ void EffectExecutor::refreshNode(NodeRecord& node, bool hardwareChanged) {
     for (const auto& slice : held) state_.cluster.commit(slice);
     node.allocCpus = state_.cluster.heldCpus(node.selectIndex);
   }
+  // Drains follow the record on every refresh: a job holding a drained
+  // resource keeps it, and no new allocation gets it.
+  const select::NodeInfo& info = state_.cluster.node(node.selectIndex);
+  SelectDrains drains = selectDrainsFor(node, info);
+  for (int device = 0; device < static_cast<int>(info.devices.size()) && device < gres::kMaxDevicesPerNode; ++device) {
+    state_.cluster.setDeviceDrained(node.selectIndex, device, (drains.devices & gres::bitOf(device)) != 0);
+  }
+  state_.cluster.setResourceDrains(node.selectIndex, std::move(drains.resources));
   state_.cluster.setAvailable(node.selectIndex, node.schedulable());
 }
 
@@ -177,6 +185,7 @@ void EffectExecutor::persistNode(const NodeRecord& node, std::function<void(cons
                               .user = node.reasonUser,
                               .reasonTime = node.reasonTime};
   if (node.hardwareKnown) store_.saveNodeHardware(node.conf.name, node.hardware.SerializeAsString());
+  store_.saveNodeDrains(node.conf.name, node.drainedTres);
   store_.saveNode(saved, std::move(done));
 }
 

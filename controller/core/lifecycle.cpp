@@ -415,7 +415,9 @@ struct NodeTransition {
     // A good registration leaves an earlier drain in place: such a node
     // returns only through `scontrol update State=RESUME`, which clears
     // these (a still-bad node drains again at its next registration).
+    if (registered.clearsOrderMismatch) std::erase(node.registrationErrors, std::string(drain::kOrderMismatchReason));
     if (!registered.problems.empty()) node.registrationErrors = registered.problems;
+    if (registered.drains) node.drainedTres = *registered.drains;
     return Effects{RefreshNode{node.conf.name, true}, PersistNode{node.conf.name}, Schedule{}};
   }
 

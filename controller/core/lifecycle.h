@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -135,6 +136,11 @@ struct Registered {
   int port = 0;
   v1::NodeHardware hardware;
   std::vector<std::string> problems;
+  // The node's drained-TRES record after the registration's device GRES
+  // were reconciled with their saved orders (device_order.h); unset: unchanged.
+  std::optional<drain::DrainedTres> drains;
+  // A report fits its saved order again: the order-mismatch drain lifts.
+  bool clearsOrderMismatch = false;
 };
 struct HeartbeatSeen { std::vector<std::string> drainReasons; };
 struct HeartbeatMissed {};

@@ -12,12 +12,14 @@
 namespace gantry::core {
 
 std::vector<std::string> ControllerCore::registrationProblems(const NodeRecord& node,
-                                                              const v1::RegisterRequest& request) const {
+                                                              const v1::RegisterRequest& request,
+                                                              const std::vector<std::string>& countedByOrder) const {
   // GRES against gantry.conf (short counts, chunk layouts) plus what the
   // agent found wrong itself.
   drain::RegistrationInput gresCheck{.configured = node.conf.gres,
                                      .configOverrides = conf_.configOverrides,
                                      .registered = {},
+                                     .countedByOrder = countedByOrder,
                                      .agentErrors = {request.errors().begin(), request.errors().end()}};
   for (const auto& device : request.hardware().gres()) {
     gresCheck.registered.push_back(drain::RegisteredGres{
@@ -77,10 +79,19 @@ void ControllerCore::registerNode(v1::RegisterRequest request, Reply<v1::Registe
     if (node == nullptr) {
       return reply(Error{ErrorCode::NotFound, "node " + request.node_name() + " is not in gantry.conf"});
     }
+    // Device GRES first, against their saved orders: an absent device is
+    // drained at its index rather than the whole node (gres.md).
+    ReconciledDrains drains = reconcileRegistration(*node, request);
+    std::vector<std::string> problems = registrationProblems(*node, request, drains.gres);
+    problems.insert(problems.end(), drains.problems.begin(), drains.problems.end());
+    drain::DrainedTres before = node->drainedTres;
     applyNode(*node, node_event::Registered{.addr = request.addr(),
                                             .port = request.port(),
                                             .hardware = request.hardware(),
-                                            .problems = registrationProblems(*node, request)});
+                                            .problems = std::move(problems),
+                                            .drains = std::move(drains.record),
+                                            .clearsOrderMismatch = drains.clearsOrderMismatch});
+    drainedTresChanged(*node, before, false);
 
     // Jobs we believe run here but the agent does not have were lost with
     // the node (or never reached it): requeue them. Steps the agent runs for

@@ -80,6 +80,8 @@ void ControllerCore::reconfigure(config::GantryConf fresh, std::optional<SwitchS
         node->port = nodeConf.port != 0 ? nodeConf.port : conf_.slurmdPort;
       }
       executor_.refreshNode(*node, true);
+      // A MaxDrainedTres set or lowered now applies to what is drained now.
+      drainedTresChanged(*node, node->drainedTres, false);
     }
     state_.rebuildPartitions();
     // A partition's new OverSubscribe applies to the jobs it runs now too:

@@ -3,6 +3,7 @@
 #include "controller/core/controller_core.h"
 
 #include <algorithm>
+#include <map>
 #include <spdlog/spdlog.h>
 
 namespace gantry::core {
@@ -47,6 +48,8 @@ void ControllerCore::schedule() {
   std::stable_sort(pending.begin(), pending.end(), [](const JobRecord* a, const JobRecord* b) {
     return a->spec.priority() > b->spec.priority();
   });
+  // Per partition, its nodes with drains, to tell a job that waits for them.
+  std::map<const select::PartitionView*, std::vector<std::string>> degradedByView;
   for (JobRecord* job : pending) {
     const select::PartitionView* view = state_.partitionView(job->spec.partition());
     if (view == nullptr) continue;
@@ -80,6 +83,11 @@ void ControllerCore::schedule() {
       (void)applyJob(*job, job_event::StillPending{JobReason::ReqNodeNotAvail, ""});
     } else {
       std::string detail = outcome.reason == select::kReasonResources ? "" : outcome.reason;
+      if (detail.empty()) {
+        auto known = degradedByView.find(view);
+        if (known == degradedByView.end()) known = degradedByView.emplace(view, degradedNodesOf(*view)).first;
+        detail = drainedWaitReason(*request, *view, known->second);
+      }
       (void)applyJob(*job, job_event::StillPending{JobReason::Resources, detail});
     }
   }

@@ -1,6 +1,8 @@
 #include "controller/core/select_info.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 namespace gantry::core {
 
@@ -97,6 +99,82 @@ void addConfiguredGres(const NodeRecord& node, select::NodeInfo& info) {
   }
 }
 
+// A device GRES with a saved order is laid out by it: each device at its
+// saved index, and an empty slot as a device with no file (drained, so never
+// given), so that the indexes jobs, drains and scontrol use are the saved
+// ones. Links follow their devices. A reported device the order does not know
+// (a refused registration; the node is drained) goes last.
+void applySavedOrders(const NodeRecord& node, select::NodeInfo& info) {
+  for (const auto& order : node.drainedTres.savedOrders) {
+    // Where each device of the new layout comes from: a reported device, or
+    // (device < 0) the empty slot `slot`.
+    struct Source {
+      int device = -1;
+      size_t slot = 0;
+    };
+    std::vector<Source> gresLayout;
+    std::vector<bool> placed(info.devices.size(), false);
+    for (size_t s = 0; s < order.slots.size(); ++s) {
+      Source source{.device = -1, .slot = s};
+      for (size_t i = 0; i < info.devices.size() && order.slots[s].present; ++i) {
+        if (!placed[i] && info.devices[i].name == order.gres && info.devices[i].uuid == order.slots[s].uuid) {
+          source.device = static_cast<int>(i);
+          placed[i] = true;
+          break;
+        }
+      }
+      gresLayout.push_back(source);
+    }
+    for (size_t i = 0; i < info.devices.size(); ++i) {
+      if (info.devices[i].name == order.gres && !placed[i]) gresLayout.push_back({.device = static_cast<int>(i)});
+    }
+    // The GRES's devices go where its first one was (last when none is reported).
+    std::vector<Source> layout;
+    bool inserted = false;
+    for (size_t i = 0; i < info.devices.size(); ++i) {
+      if (info.devices[i].name != order.gres) {
+        layout.push_back({.device = static_cast<int>(i)});
+      } else if (!inserted) {
+        layout.insert(layout.end(), gresLayout.begin(), gresLayout.end());
+        inserted = true;
+      }
+    }
+    if (!inserted) layout.insert(layout.end(), gresLayout.begin(), gresLayout.end());
+
+    std::vector<int> newPosition(info.devices.size(), -1);
+    for (size_t n = 0; n < layout.size(); ++n) {
+      if (layout[n].device >= 0) newPosition[layout[n].device] = static_cast<int>(n);
+    }
+    std::vector<select::DeviceInfo> devices;
+    for (const Source& source : layout) {
+      select::DeviceInfo device;
+      if (source.device >= 0) {
+        device = info.devices[source.device];
+        if (!device.links.empty()) {
+          std::vector<int> links(layout.size(), 0);
+          for (size_t old = 0; old < device.links.size() && old < newPosition.size(); ++old) {
+            if (newPosition[old] >= 0) links[newPosition[old]] = device.links[old];
+          }
+          device.links = std::move(links);
+        }
+      } else {
+        device.name = order.gres;
+        device.type = order.slots[source.slot].type;
+        device.uuid = order.slots[source.slot].uuid;
+        // No link to anything, so link-aware layouts stay square.
+        bool linked = std::any_of(info.devices.begin(), info.devices.end(),
+                                  [](const select::DeviceInfo& d) { return !d.links.empty(); });
+        if (linked) {
+          device.links.assign(layout.size(), 0);
+          device.links[devices.size()] = -1;
+        }
+      }
+      devices.push_back(std::move(device));
+    }
+    info.devices = std::move(devices);
+  }
+}
+
 }  // namespace
 
 select::NodeInfo selectInfoFor(const NodeRecord& node) {
@@ -108,10 +186,89 @@ select::NodeInfo selectInfoFor(const NodeRecord& node) {
   info.realMemoryMb = node.conf.realMemoryMb;
   if (node.hardwareKnown) {
     addRegisteredGres(node, info);
+    applySavedOrders(node, info);
   } else {
     addConfiguredGres(node, info);
   }
   return info;
+}
+
+namespace {
+
+// The position in info.devices of the `index`-th device named `gres`; -1 when there is none.
+int devicePosition(const select::NodeInfo& info, const std::string& gres, int index) {
+  int seen = 0;
+  for (size_t i = 0; i < info.devices.size(); ++i) {
+    if (info.devices[i].name != gres) continue;
+    if (seen++ == index) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+SelectDrains selectDrainsFor(const NodeRecord& node, const select::NodeInfo& info) {
+  SelectDrains out;
+  const drain::DrainedTres& record = node.drainedTres;
+  auto drainDevice = [&](const std::string& gres, int index) {
+    int position = devicePosition(info, gres, index);
+    if (position >= 0 && position < gres::kMaxDevicesPerNode) out.devices |= gres::bitOf(position);
+  };
+  for (const auto& d : record.devices) drainDevice(d.gres, d.index);
+  if (node.hardwareKnown) {
+    for (const auto& order : record.savedOrders) {
+      for (size_t slot = 0; slot < order.slots.size(); ++slot) {
+        if (!order.slots[slot].present) drainDevice(order.gres, static_cast<int>(slot));
+      }
+    }
+  }
+  for (const auto& c : record.cpus) out.resources.cpus.push_back(c.cpu);
+  for (const auto& c : record.counts) {
+    if (c.tres == "mem") {
+      out.resources.memoryMb += c.count;
+    } else if (c.tres.rfind("gres/", 0) == 0) {
+      out.resources.counts.emplace_back(c.tres.substr(5), c.count);
+    }
+  }
+  return out;
+}
+
+drain::NodeResources drainResourcesFor(const NodeRecord& node, const select::NodeInfo& info) {
+  drain::NodeResources out;
+  out.nodeName = node.conf.name;
+  out.cores = info.sockets * info.coresPerSocket;
+  out.threadsPerCore = std::max(info.threadsPerCore, 1);
+  out.memoryMb = info.realMemoryMb;
+  std::map<std::string, int> nextIndex;
+  for (const auto& device : info.devices) {
+    const drain::SavedOrder* order = drain::savedOrderOf(node.drainedTres, device.name);
+    if (order != nullptr && node.hardwareKnown) continue;  // laid out by its saved order below
+    int index = nextIndex[device.name]++;
+    out.devices.push_back(drain::NodeDevice{
+        .gres = device.name, .type = device.type, .index = index, .uuid = device.uuid, .present = true});
+  }
+  if (node.hardwareKnown) {
+    for (const auto& order : node.drainedTres.savedOrders) {
+      auto devices = drain::devicesFromSavedOrder(order);
+      out.devices.insert(out.devices.end(), devices.begin(), devices.end());
+    }
+  }
+  for (const auto& counted : info.countedGres) {
+    if (isShared(counted.name)) continue;
+    out.counted.push_back(drain::NodeCountedGres{.name = counted.name, .type = counted.type, .total = counted.count});
+  }
+  for (const auto& [name, count] : info.countGres) {
+    out.counted.push_back(drain::NodeCountedGres{.name = name, .type = "", .total = count});
+  }
+  std::set<std::string> shared;
+  for (const auto& device : info.devices) {
+    for (const auto& offered : device.shared) shared.insert(offered.name);
+  }
+  for (const auto& configured : node.conf.gres) {
+    if (isShared(configured.name)) shared.insert(configured.name);
+  }
+  out.sharedGres.assign(shared.begin(), shared.end());
+  return out;
 }
 
 }  // namespace gantry::core

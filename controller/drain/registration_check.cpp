@@ -38,8 +38,31 @@ void addOnce(std::vector<std::string>& reasons, std::string reason) {
 // of INVAL for a short first registration; that state belongs to the saved
 // device order (absent devices), so here every short count is a DRAIN with
 // the reason naming the GRES and both counts.
+uint64_t totalOf(const std::vector<RegisteredGres>& registered, const std::string& name) {
+  uint64_t total = 0;
+  for (const auto& r : registered) {
+    if (lowerCase(r.name) == lowerCase(name)) total += r.count;
+  }
+  return total;
+}
+
+uint64_t configuredTotalOf(const std::vector<config::GresCount>& configured, const std::string& name) {
+  uint64_t total = 0;
+  for (const auto& c : configured) {
+    if (lowerCase(c.name) == lowerCase(name)) total += c.count;
+  }
+  return total;
+}
+
 void checkCounts(const RegistrationInput& input, std::vector<std::string>& reasons) {
   for (const auto& configured : input.configured) {
+    bool byOrder = std::any_of(input.countedByOrder.begin(), input.countedByOrder.end(),
+                               [&](const std::string& name) { return lowerCase(name) == lowerCase(configured.name); });
+    // A device missing from such a GRES is the saved order's to judge; a
+    // full count of the wrong types is still ours.
+    if (byOrder && totalOf(input.registered, configured.name) < configuredTotalOf(input.configured, configured.name)) {
+      continue;
+    }
     uint64_t reported = 0;
     bool countOnly = true;
     for (const auto& r : input.registered) {

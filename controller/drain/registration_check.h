@@ -31,6 +31,10 @@ struct RegistrationInput {
   // drain: the spec keeps absent devices drained whatever this says.
   bool configOverrides = false;
   std::vector<RegisteredGres> registered;
+  // Device GRES (gpu, nic, ...) whose count reconcileDeviceOrder judges
+  // against the saved device order (device_order.h): no short-count reason
+  // here for them, whatever their type.
+  std::vector<std::string> countedByOrder;
   // Problems the agent found itself (a GPU omitted for contradicting
   // gres.conf, detected devices gantry.conf does not account for).
   std::vector<std::string> agentErrors;

@@ -8,6 +8,12 @@ namespace {
 // Signals a job may be sent: 1..64 (SIGRTMAX on Linux); 0 means none.
 constexpr int kMaxSignal = 64;
 constexpr int kMaxPort = 65535;
+// A TRES update is one short command: these bounds keep a hostile request
+// from making the controller parse megabytes on its strand.
+constexpr int kMaxTresWords = 64;
+constexpr size_t kMaxTresWordBytes = 4096;
+constexpr size_t kMaxTresJsonBytes = 64 * 1024;
+constexpr size_t kMaxNodeNamesBytes = 64 * 1024;
 
 Status jobId(uint64_t id, const char* field) {
   if (id == 0) return Error{std::string(field) + ": must be a job id (1 or more), got 0"};
@@ -30,6 +36,14 @@ Status inRange(int64_t value, int64_t low, int64_t high, const char* field) {
 // The step a request names: a number, or "batch"/"extern" from an agent.
 Status stepId(const std::string& id, const char* field) {
   if (id.empty()) return Error{std::string(field) + ": must name a step, got nothing"};
+  return okStatus();
+}
+
+Status atMost(size_t size, size_t limit, const char* field) {
+  if (size > limit) {
+    return Error{std::string(field) + ": must be at most " + std::to_string(limit) + " bytes, got " +
+                 std::to_string(size)};
+  }
   return okStatus();
 }
 
@@ -65,6 +79,26 @@ Status checkRequest(const v1::CancelJobRequest& request) {
 Status checkRequest(const v1::UpdateNodeRequest& request) {
   if (auto status = notEmpty(request.node_names(), "node_names"); !status) return status;
   return notEmpty(request.state(), "state");
+}
+
+Status checkRequest(const v1::UpdateTresRequest& request) {
+  bool hasWords = request.words_size() > 0;
+  bool hasJson = !request.json().empty();
+  if (hasWords && hasJson) return Error{"words, json: give one form of the request, not both"};
+  if (!hasWords && !hasJson) return Error{"words, json: the request is empty; give words or json"};
+  if (request.words_size() > kMaxTresWords) {
+    return Error{"words: must be at most " + std::to_string(kMaxTresWords) + " words, got " +
+                 std::to_string(request.words_size())};
+  }
+  for (int i = 0; i < request.words_size(); ++i) {
+    std::string field = "words[" + std::to_string(i) + "]";
+    if (auto status = atMost(request.words(i).size(), kMaxTresWordBytes, field.c_str()); !status) return status;
+  }
+  return atMost(request.json().size(), kMaxTresJsonBytes, "json");
+}
+
+Status checkRequest(const v1::ListDrainedTresRequest& request) {
+  return atMost(request.node_names().size(), kMaxNodeNamesBytes, "node_names");
 }
 
 Status checkRequest(const v1::JobActionRequest& request) { return jobId(request.job_id(), "job_id"); }

@@ -15,6 +15,10 @@ namespace gantry::ctlrpc {
 Status checkRequest(const v1::SubmitJobRequest& request);
 Status checkRequest(const v1::CancelJobRequest& request);
 Status checkRequest(const v1::UpdateNodeRequest& request);
+// Exactly one of words and json, within the sizes below; what they say is
+// the drain model's to judge.
+Status checkRequest(const v1::UpdateTresRequest& request);
+Status checkRequest(const v1::ListDrainedTresRequest& request);
 Status checkRequest(const v1::JobActionRequest& request);
 Status checkRequest(const v1::GetBatchScriptRequest& request);
 Status checkRequest(const v1::CreateStepRequest& request);

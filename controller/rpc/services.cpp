@@ -116,6 +116,25 @@ grpc::Status ControllerService::UpdateNode(grpc::ServerContext* context, const v
       [&](auto reply) { core_.updateNode(*request, *caller, std::move(reply)); }, response);
 }
 
+grpc::Status ControllerService::UpdateTres(grpc::ServerContext* context, const v1::UpdateTresRequest* request,
+                                           v1::UpdateTresResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.failure());
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
+  return await<v1::UpdateTresResponse>(
+      [&](auto reply) { core_.updateTres(*request, *caller, std::move(reply)); }, response);
+}
+
+grpc::Status ControllerService::ListDrainedTres(grpc::ServerContext* context,
+                                                const v1::ListDrainedTresRequest* request,
+                                                v1::ListDrainedTresResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.failure());
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
+  return await<v1::ListDrainedTresResponse>(
+      [&](auto reply) { core_.listDrainedTres(*request, *caller, std::move(reply)); }, response);
+}
+
 grpc::Status ControllerService::jobAction(grpc::ServerContext* context, core::ControllerCore::JobAction action,
                                           uint64_t jobId) {
   auto caller = identify(context, authenticator_);

@@ -26,6 +26,9 @@ class ControllerService final : public v1::Controller::Service {
   grpc::Status ListPartitions(grpc::ServerContext*, const v1::ListPartitionsRequest*, v1::ListPartitionsResponse*) override;
   grpc::Status GetConfig(grpc::ServerContext*, const v1::GetConfigRequest*, v1::GetConfigResponse*) override;
   grpc::Status UpdateNode(grpc::ServerContext*, const v1::UpdateNodeRequest*, v1::UpdateNodeResponse*) override;
+  grpc::Status UpdateTres(grpc::ServerContext*, const v1::UpdateTresRequest*, v1::UpdateTresResponse*) override;
+  grpc::Status ListDrainedTres(grpc::ServerContext*, const v1::ListDrainedTresRequest*,
+                               v1::ListDrainedTresResponse*) override;
   grpc::Status SuspendJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
   grpc::Status ResumeJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
   grpc::Status HoldJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;

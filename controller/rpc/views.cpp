@@ -4,6 +4,7 @@
 
 #include "common/gres/index_list.h"
 #include "common/hostlist/hostlist.h"
+#include "controller/drain/drained_tres_text.h"
 
 namespace gantry::views {
 
@@ -355,6 +356,24 @@ void addDeviceLines(const NodeRecord& node, v1::Node& view) {
   }
 }
 
+// MaxDrainedTres as the NodeName line wrote it, items joined by a bare
+// comma ("gres/gpu:2, mem:8G" reads "gres/gpu:2,mem:8G"); "" for no limit.
+std::string configuredLimitText(const std::string& raw) {
+  std::string out, item;
+  auto flush = [&] {
+    size_t first = item.find_first_not_of(" \t");
+    size_t last = item.find_last_not_of(" \t");
+    if (first != std::string::npos) out += (out.empty() ? "" : ",") + item.substr(first, last - first + 1);
+    item.clear();
+  };
+  for (char c : raw) {
+    if (c == ',') flush();
+    else item += c;
+  }
+  flush();
+  return out;
+}
+
 }  // namespace
 
 v1::Node nodeToWire(const NodeRecord& node, const core::CoreState& state) {
@@ -387,6 +406,8 @@ v1::Node nodeToWire(const NodeRecord& node, const core::CoreState& state) {
     gres += ":" + std::to_string(g.count);
   }
   view.set_gres(gres.empty() ? "(null)" : gres);
+  view.set_drained_tres(drain::formatDrainedTres(node.drainedTres));
+  view.set_max_drained_tres(configuredLimitText(node.conf.maxDrainedTres));
   for (const auto& feature : node.conf.features) view.add_features(feature);
   auto position = state.nodeIndex.find(node.conf.name);
   if (position != state.nodeIndex.end() && position->second < state.partitionsOfNode.size()) {

@@ -11,6 +11,7 @@
 #include "controller/select/job_shape.h"
 #include "controller/select/node_state.h"
 #include "controller/select/placer.h"
+#include "controller/select/resource_drains.h"
 #include "controller/select/rules.h"
 #include "controller/select/step_select.h"
 
@@ -206,18 +207,22 @@ struct Cluster::Impl {
     for (auto& cached : partitionCache) cached.members.resize(words, 0);
   }
 
+  // Call after any change to a node; a node with resource drains first
+  // refreshes the view new work sees.
   void reindex(int index) {
+    refreshOpenUsage(*nodes[index]);
     const NodeState& node = *nodes[index];
+    const NodeUsage& open = node.schedulable();
     int freeGpus =
         std::popcount(gpuMask[index] & ~node.usage.usedDevices & ~node.usage.sharedDevices & ~node.drained);
     if (bucketOf[index] >= 0) setBit(buckets[bucketOf[index]], index, false);
     bucketOf[index] = freeGpus;
     setBit(buckets[freeGpus], index, true);
     setBit(selectable, index, node.available && node.usable && !node.usage.wholeNode);
-    freeCpus[index] = node.usage.freeCpus.count();
-    const auto& holders = node.usage.cpuHolders;
+    freeCpus[index] = open.freeCpus.count();
+    const auto& holders = open.cpuHolders;
     leastHolders[index] = holders.empty() ? INT_MAX : *std::min_element(holders.begin(), holders.end());
-    shareRoom[index] = node.shareRoom(node.usage, node.drained, options.multipleSharingGresPj);
+    shareRoom[index] = node.shareRoom(open, node.drained, options.multipleSharingGresPj);
   }
 
   const Words& membersOf(const PartitionView& partition) const {
@@ -279,16 +284,18 @@ struct Cluster::Impl {
         for (uint64_t bits = bucket[w] & members[w] & selectable[w]; bits; bits &= bits - 1) {
           int n = static_cast<int>(w * 64) + std::countr_zero(bits);
           if (shareRoom[n] < minShares) continue;
+          // The flat per-node counts turn most nodes down before the node
+          // itself is read (a cache miss each on a large cluster).
+          if (level > 1 ? leastHolders[n] >= level : freeCpus[n] < minCpus) continue;
           const NodeState& node = *nodes[n];
+          const NodeUsage& open = node.schedulable();
           const CpuSet* cpus = nullptr;
           if (level > 1) {
-            if (leastHolders[n] >= level || countSharable(node.usage, level, partition.shareGroup) < minCpus) continue;
-            sharableCpus(node.usage, level, partition.shareGroup, levelCpus);
+            if (countSharable(open, level, partition.shareGroup) < minCpus) continue;
+            sharableCpus(open, level, partition.shareGroup, levelCpus);
             cpus = &levelCpus;
-          } else if (freeCpus[n] < minCpus) {
-            continue;
           }
-          if (placer.offer(n, node, node.usage, node.drained, ~gres::DeviceMask{0}, cpus)) return placed(placer);
+          if (placer.offer(n, node, open, node.drained, ~gres::DeviceMask{0}, cpus)) return placed(placer);
           if (placer.full() || ++offered >= nodeBudget) return notNow();
         }
       }
@@ -334,7 +341,10 @@ struct Cluster::Impl {
     return scan(request, shape, partition, trace, LONG_MAX, level);
   }
 
-  Outcome selectIdle(const Request& request, const PartitionView& partition, SelectTrace* trace) const {
+  // Every node of the partition as if up and idle; with `keepDrains` its
+  // drained devices, cpus, memory and counts stay out of service.
+  Outcome selectIdle(const Request& request, const PartitionView& partition, SelectTrace* trace,
+                     bool keepDrains) const {
     auto shape = shapeFor(request, partition);
     if (!shape) return shapeFailure(shape.error());
     if (!memoryFitsSomeNode(request, partition)) return Outcome{Verdict::Never, {}, kReasonMemory};
@@ -348,7 +358,9 @@ struct Cluster::Impl {
       if (seen[n]) continue;
       seen[n] = 1;
       const NodeState& node = *nodes[n];
-      if (placer.offer(n, node, node.idle, 0)) return placed(placer);
+      bool placedHere = keepDrains ? placer.offer(n, node, node.schedulableIdle(), node.drained)
+                                   : placer.offer(n, node, node.idle, 0);
+      if (placedHere) return placed(placer);
       if (placer.full()) break;
     }
     return Outcome{Verdict::Never, {}, kReasonNeverAvailable};
@@ -410,6 +422,7 @@ void Cluster::replaceNode(int index, NodeInfo info) {
   usage.cpuGroup.resize(fresh->cpuCount, -1);
   carryCountsAndShares(old, old.usage, *fresh, usage);
   fresh->usage = std::move(usage);
+  setNodeResourceDrains(*fresh, old.resourceDrains);
   impl_->nodes[index] = std::move(fresh);
   impl_->gpuMask[index] = impl_->nodes[index]->devicesNamed("gpu", "");
   impl_->reindex(index);
@@ -429,6 +442,12 @@ void Cluster::setDeviceDrained(int index, int device, bool drained) {
   impl_->reindex(index);
 }
 
+void Cluster::setResourceDrains(int index, ResourceDrains drains) {
+  if (index < 0 || index >= nodeCount()) return;
+  setNodeResourceDrains(*impl_->nodes[index], std::move(drains));
+  impl_->reindex(index);
+}
+
 Outcome Cluster::select(const Request& request, const PartitionView& partition, SelectTrace* trace) const {
   Outcome outcome = impl_->selectNow(request, partition, trace);
   outcome.allocation.owner = AllocationOwner{.uid = request.uid,
@@ -438,7 +457,12 @@ Outcome Cluster::select(const Request& request, const PartitionView& partition, 
 }
 
 Outcome Cluster::canEverRun(const Request& request, const PartitionView& partition, SelectTrace* trace) const {
-  return impl_->selectIdle(request, partition, trace);
+  return impl_->selectIdle(request, partition, trace, false);
+}
+
+Outcome Cluster::canEverRunDrained(const Request& request, const PartitionView& partition,
+                                   SelectTrace* trace) const {
+  return impl_->selectIdle(request, partition, trace, true);
 }
 
 Outcome Cluster::selectStep(const Request& jobRequest, const Allocation& job,

@@ -108,6 +108,17 @@ struct Rejection {
 };
 using SelectTrace = std::vector<Rejection>;
 
+// CPUs, memory and count-only GRES taken out of service one by one (per-device
+// drains, controller/drain). No new allocation gets them; allocations that
+// hold them keep them until they end, and releasing those does not make the
+// drained part free. Replaces what was set before; replaceNode keeps it
+// (cpus past the node's new count and counts of GRES it no longer has drop).
+struct ResourceDrains {
+  std::vector<int> cpus;  // cpu ids (core * threadsPerCore + thread); every thread of a drained core is listed
+  uint64_t memoryMb = 0;
+  std::vector<std::pair<std::string, uint64_t>> counts;  // "name" or "name:type" -> drained amount
+};
+
 // Cluster-wide selection settings from gantry.conf.
 struct ClusterOptions {
   bool allocateByCpu = false;            // SelectTypeParameters=CR_CPU; default CR_Core
@@ -150,6 +161,9 @@ class Cluster {
   void replaceNode(int node, NodeInfo info);
   void setAvailable(int node, bool available);          // DOWN/DRAIN nodes take no new work
   void setDeviceDrained(int node, int device, bool drained);  // running users keep it
+  // A whole-node grant (--exclusive, OverSubscribe=EXCLUSIVE) on a node with
+  // drains gets the node less what is drained.
+  void setResourceDrains(int node, ResourceDrains drains);
   static Status validateNode(const NodeInfo& info);
 
   // Where the request would run now. NotNow ("Resources") when nothing fits
@@ -162,6 +176,13 @@ class Cluster {
   // undrained: Placed (with that hypothetical allocation) or Never.
   Outcome canEverRun(const Request& request, const PartitionView& partition,
                      SelectTrace* trace = nullptr) const;
+  // canEverRun, but each node keeps its drained devices, cpus, memory and
+  // counts out of service (it is still taken as up and idle otherwise): Never
+  // when only resources now drained could serve the request. The controller asks it when
+  // canEverRun says Placed but select() does not place, to tell a job that waits
+  // for a drain to be resumed.
+  Outcome canEverRunDrained(const Request& request, const PartitionView& partition,
+                            SelectTrace* trace = nullptr) const;
 
   // A step inside a job's allocation. Without GRES options it gets all of the
   // job's devices on its nodes; otherwise the subset it asks for. An

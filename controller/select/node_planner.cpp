@@ -133,22 +133,44 @@ class NodePlan {
     return nullptr;
   }
 
+  // What is left of count-only entry `i`: not held (a no_consume entry is
+  // never held) and not drained.
+  uint64_t countLeft(size_t i) const {
+    const auto& counted = node_.counted[i];
+    uint64_t used = counted.noConsume ? 0 : usage_.usedCounts[i];
+    uint64_t drained = usage_.countsDrained.empty() ? 0 : usage_.countsDrained[i];
+    uint64_t out = used > UINT64_MAX - drained ? UINT64_MAX : used + drained;
+    return counted.count - std::min(counted.count, out);
+  }
+
   // Count-only GRES: the first entry of the name (and type, when asked)
-  // with enough left. A no_consume entry only needs enough in total.
+  // with enough left. A no_consume entry only needs enough in total. An
+  // untyped request no single entry can serve takes what is left of each
+  // type of the name in order, when that adds up.
   const char* takeCountGres(const DeviceDemand& demand) {
     bool anyOfName = false;
+    uint64_t leftOfName = 0;
     for (size_t i = 0; i < node_.counted.size(); ++i) {
       const auto& counted = node_.counted[i];
       if (counted.name != demand.name || (!demand.type.empty() && counted.type != demand.type)) continue;
       anyOfName = true;
-      uint64_t used = counted.noConsume ? 0 : std::min(counted.count, usage_.usedCounts[i]);
-      uint64_t left = counted.count - used;
+      uint64_t left = countLeft(i);
+      leftOfName = left > UINT64_MAX - leftOfName ? UINT64_MAX : leftOfName + left;
       if (demand.amount > left) continue;
       counts_.emplace_back(static_cast<int>(i), demand.amount);
       return nullptr;
     }
     if (!anyOfName) return demand.kind == DemandKind::PerJob ? nullptr : rules::kNoSuchGres;
-    return rules::kCountGres;
+    if (!demand.type.empty() || leftOfName < demand.amount) return rules::kCountGres;
+    uint64_t wanted = demand.amount;
+    for (size_t i = 0; i < node_.counted.size() && wanted > 0; ++i) {
+      if (node_.counted[i].name != demand.name) continue;
+      uint64_t take = std::min(wanted, countLeft(i));
+      if (take == 0) continue;
+      counts_.emplace_back(static_cast<int>(i), take);
+      wanted -= take;
+    }
+    return nullptr;
   }
 
   // Shares of the GPUs offering `demand.name` (of demand.type, when asked):
@@ -286,14 +308,20 @@ class NodePlan {
       int specCores = in_.allowSpec ? std::min(r_.coreSpec, cores) : 0;
       int specThreads = in_.allowSpec ? r_.threadSpec : 0;
       int lastCpu = std::max(0, node_.cpuCount - specCores * node_.info.threadsPerCore - specThreads);
-      for (int c = 0; c < lastCpu; ++c) grant.cpus.push_back(c);
+      // The node is idle here, so the cpus not free are the drained ones:
+      // the job gets the node less those.
+      for (int c = 0; c < lastCpu; ++c)
+        if (freeCpus_.test(c)) grant.cpus.push_back(c);
       return static_cast<int>(grant.cpus.size()) < cpusNeeded ? rules::kCpus : nullptr;
     }
     if (in_.wholeNodeCpus) {
-      // select/linear: the job holds every cpu of the node, so each must be
-      // open to it (free, or shareable at this over-subscription level).
-      if (cpusNeeded > node_.cpuCount || freeCpus_.count() < node_.cpuCount) return rules::kCpus;
-      for (int c = 0; c < node_.cpuCount; ++c) grant.cpus.push_back(c);
+      // select/linear: the job holds every cpu of the node but the drained
+      // ones, so each must be open to it (free, or shareable at this
+      // over-subscription level); drained cpus are never open.
+      int inService = node_.cpuCount - usage_.cpusDrained;
+      if (cpusNeeded > inService || freeCpus_.count() < inService) return rules::kCpus;
+      for (int c = 0; c < node_.cpuCount; ++c)
+        if (freeCpus_.test(c)) grant.cpus.push_back(c);
       return nullptr;
     }
     SocketMask deviceSockets = socketsOf(node_, taken_ | sharedHere_);
@@ -315,9 +343,11 @@ class NodePlan {
     else if (r_.memPerCpuMb > 0) memory = checkedMul<uint64_t>(r_.memPerCpuMb, result_.grant.cpus.size());
     else if (r_.memPerGpuMb > 0) memory = checkedMul<uint64_t>(r_.memPerGpuMb, static_cast<uint64_t>(gpusHere_));
     if (!memory) return rules::kMemory;
+    // Drained memory is out of service even where a job holding it leaves.
     uint64_t real = node_.info.realMemoryMb;
-    if (*memory > real - std::min(usage_.usedMemoryMb, real)) return rules::kMemory;
-    result_.grant.memoryMb = whole_ ? real : *memory;
+    uint64_t inService = real - std::min(usage_.memoryDrainedMb, real);
+    if (*memory > inService - std::min(usage_.usedMemoryMb, inService)) return rules::kMemory;
+    result_.grant.memoryMb = whole_ ? inService : *memory;
     return nullptr;
   }
 
@@ -334,8 +364,13 @@ class NodePlan {
       lastCore = core;
     }
     if (whole_) {
-      for (const auto& counted : node_.counted)
-        grant.countGres.emplace_back(gres::countedGresKey(counted), counted.count);
+      // The node is idle, so what is left is all but the drained part; an
+      // entry drained entirely is not granted.
+      for (size_t i = 0; i < node_.counted.size(); ++i) {
+        uint64_t left = countLeft(i);
+        if (left == 0 && node_.counted[i].count > 0) continue;
+        grant.countGres.emplace_back(gres::countedGresKey(node_.counted[i]), left);
+      }
     } else {
       for (auto [index, amount] : counts_)
         grant.countGres.emplace_back(gres::countedGresKey(node_.counted[index]), amount);

@@ -35,6 +35,13 @@ struct NodeUsage {
   // Allocations here per user, and how many of them are --exclusive=user.
   std::map<uint32_t, UserGrants> grantsByUser;
   bool wholeNode = false;            // held whole by one job
+  // What resource drains keep out of service in this view (NodeState::openUsage,
+  // openIdle; zero elsewhere). Drained cpus are also out of freeCpus and
+  // counted as held past any sharing level; memory and counts are
+  // subtracted by the planner, so what jobs hold stays apart from it.
+  int cpusDrained = 0;
+  uint64_t memoryDrainedMb = 0;
+  std::vector<uint64_t> countsDrained;  // parallel to usedCounts; empty when nothing is drained
 };
 
 // One shared GRES name on a node: how many shares each device offers.
@@ -60,6 +67,16 @@ struct NodeState {
   gres::DeviceMask drained = 0;
   NodeUsage usage;
   NodeUsage idle;  // the same node with nothing allocated, for canEverRun
+  // Drained cpus, memory and counts (Cluster::setResourceDrains), and the
+  // views new work plans against when there are any: usage and idle with
+  // the drained part taken out (resource_drains.h). A node without them
+  // plans against usage and idle themselves, at no extra cost.
+  ResourceDrains resourceDrains;
+  bool hasResourceDrains = false;
+  NodeUsage openUsage;
+  NodeUsage openIdle;
+  const NodeUsage& schedulable() const { return hasResourceDrains ? openUsage : usage; }
+  const NodeUsage& schedulableIdle() const { return hasResourceDrains ? openIdle : idle; }
 
   explicit NodeState(NodeInfo nodeInfo);
   NodeState(const NodeState&) = delete;

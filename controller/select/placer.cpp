@@ -42,7 +42,7 @@ bool Placer::offer(int index, const NodeState& node, const NodeUsage& usage, gre
   // Upper bounds from what the node has free (all of it for a whole-node
   // job, whose idleness the planner checks), so the first try usually fits.
   const CpuSet& freeCpus = cpus ? *cpus : usage.freeCpus;
-  int cpuRoom = shape_.wholeNode ? node.cpuCount : freeCpus.count();
+  int cpuRoom = shape_.wholeNode ? node.cpuCount - usage.cpusDrained : freeCpus.count();
   maxTasks = std::min(maxTasks, cpuRoom / std::max(request_.cpusPerTask, 1));
   if (request_.gpusPerTask > 0) {
     gres::DeviceMask free = node.allDevices & ~drained & allowed;

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "controller/drain/drained_tres_json.h"
 #include "controller/store/sqlite_helpers.h"
 
 namespace gantry::store {
@@ -189,6 +190,15 @@ Status JobStore::readNodes(Snapshot* snapshot) const {
         blob != nullptr ? std::string(blob, static_cast<size_t>(size)) : std::string();
   }
   if (rc != SQLITE_DONE) return sqliteFailure("table node_hardware");
+  Statement drains(db_, "SELECT name, record FROM node_drains");
+  if (!drains) return sqliteFailure("table node_drains");
+  while ((rc = sqlite3_step(drains.get())) == SQLITE_ROW) {
+    std::string name = columnText(drains.get(), 0);
+    auto record = drain::fromStoredJson(columnText(drains.get(), 1));
+    if (!record) return damaged("node_drains: the record of node " + name + ": " + record.error());
+    snapshot->nodeDrains[name] = std::move(*record);
+  }
+  if (rc != SQLITE_DONE) return sqliteFailure("table node_drains");
   return okStatus();
 }
 
@@ -220,6 +230,17 @@ void JobStore::saveNodeHardware(const std::string& node, std::string hardware, C
   pending.kind = Pending::Kind::Hardware;
   pending.node.name = node;
   pending.hardware = std::move(hardware);
+  pending.done = std::move(done);
+  std::lock_guard lock(mutex_);
+  queue_.push_back(std::move(pending));
+  wake_.notify_one();
+}
+
+void JobStore::saveNodeDrains(const std::string& node, const drain::DrainedTres& drains, Callback done) {
+  Pending pending;
+  pending.kind = Pending::Kind::Drains;
+  pending.node.name = node;
+  pending.hardware = drain::toStoredJson(drains);
   pending.done = std::move(done);
   std::lock_guard lock(mutex_);
   queue_.push_back(std::move(pending));
@@ -282,21 +303,28 @@ Status JobStore::writeBatch(std::deque<Pending>& batch) {
   Statement putHardware(db_,
                         "INSERT INTO node_hardware(name, record) VALUES(?,?) "
                         "ON CONFLICT(name) DO UPDATE SET record=excluded.record");
+  Statement putDrains(db_,
+                      "INSERT INTO node_drains(name, record) VALUES(?,?) "
+                      "ON CONFLICT(name) DO UPDATE SET record=excluded.record");
   Statement putMaxJobId(db_,
                         "INSERT INTO meta(key, value) VALUES('max_job_id', ?) "
                         "ON CONFLICT(key) DO UPDATE SET value=MAX(value, excluded.value)");
-  if (!putJob || !putNode || !putHardware || !putMaxJobId) {
+  if (!putJob || !putNode || !putHardware || !putDrains || !putMaxJobId) {
     (void)exec(db_, "ROLLBACK");
     return Error{ErrorCode::Internal, std::string("sqlite: ") + sqlite3_errmsg(db_)};
   }
   uint64_t batchMaxJobId = maxJobId_;
   for (const auto& pending : batch) {
     if (pending.kind == Pending::Kind::Job) batchMaxJobId = std::max(batchMaxJobId, pending.jobId);
-    sqlite3_stmt* stmt = pending.kind == Pending::Kind::Job    ? putJob.get()
-                         : pending.kind == Pending::Kind::Node ? putNode.get()
-                                                               : putHardware.get();
+    sqlite3_stmt* stmt = pending.kind == Pending::Kind::Job        ? putJob.get()
+                         : pending.kind == Pending::Kind::Node     ? putNode.get()
+                         : pending.kind == Pending::Kind::Hardware ? putHardware.get()
+                                                                   : putDrains.get();
     sqlite3_reset(stmt);
-    if (pending.kind == Pending::Kind::Hardware) {
+    if (pending.kind == Pending::Kind::Drains) {
+      sqlite3_bind_text(stmt, 1, pending.node.name.c_str(), -1, SQLITE_STATIC);
+      sqlite3_bind_text(stmt, 2, pending.hardware.c_str(), -1, SQLITE_STATIC);
+    } else if (pending.kind == Pending::Kind::Hardware) {
       sqlite3_bind_text(stmt, 1, pending.node.name.c_str(), -1, SQLITE_STATIC);
       sqlite3_bind_blob(stmt, 2, pending.hardware.data(), static_cast<int>(pending.hardware.size()), SQLITE_STATIC);
     } else if (pending.kind == Pending::Kind::Job) {

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "common/util/result.h"
+#include "controller/drain/drained_tres.h"
 #include "gantry/v1/types.pb.h"
 
 struct sqlite3;
@@ -55,6 +56,8 @@ struct Snapshot {
   // The hardware of each node's last registration (a serialized
   // v1::NodeHardware), so recovered allocations land on the devices they held.
   std::map<std::string, std::string> nodeHardware;
+  // Each node's per-device drains and saved device order (controller/drain).
+  std::map<std::string, drain::DrainedTres> nodeDrains;
   // The highest job id ever stored (the high-water mark, or a row above
   // it): the next job gets a higher one.
   uint64_t maxJobId = 0;
@@ -97,6 +100,7 @@ class JobStore {
   void saveJob(const v1::Job& job, Callback done = {});
   void saveNode(const NodeAdminState& node, Callback done = {});
   void saveNodeHardware(const std::string& node, std::string hardware, Callback done = {});
+  void saveNodeDrains(const std::string& node, const drain::DrainedTres& drains, Callback done = {});
 
   // Blocks until everything queued so far is durable. For shutdown and tests.
   void flush();
@@ -107,13 +111,13 @@ class JobStore {
 
  private:
   struct Pending {
-    enum class Kind { Job, Node, Hardware } kind = Kind::Job;
+    enum class Kind { Job, Node, Hardware, Drains } kind = Kind::Job;
     uint64_t jobId = 0;
     std::string jobBlob;
     int jobState = 0;
     int64_t endTime = 0;
     NodeAdminState node;
-    std::string hardware;
+    std::string hardware;  // Hardware: the serialized record; Drains: the stored JSON
     Callback done;
   };
 

@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 
+#include "controller/drain/drained_tres_json.h"
 #include "controller/store/sqlite_helpers.h"
 #include "gantry/v1/types.pb.h"
 
@@ -33,6 +34,7 @@ struct Salvaged {
   std::vector<JobRow> jobs;
   std::vector<NodeRow> nodes;
   std::vector<std::pair<std::string, std::string>> hardware;
+  std::vector<std::pair<std::string, std::string>> drains;  // node, stored JSON
   std::optional<uint64_t> maxJobId;
   std::vector<std::string> losses;
 };
@@ -158,6 +160,19 @@ Salvaged readWhatRemains(sqlite3* db) {
               out.hardware.emplace_back(std::move(name), std::move(record));
             },
             out.losses);
+  scanTable(db, "node_drains", "SELECT rowid, name, record FROM node_drains WHERE rowid > ? ORDER BY rowid",
+            [&](sqlite3_stmt* row) {
+              std::string name = columnText(row, 1);
+              std::string record = columnText(row, 2);
+              if (sqlite3_column_type(row, 1) != SQLITE_TEXT || !drain::fromStoredJson(record)) {
+                out.losses.push_back("node_drains: the drains of node " + name +
+                                     " are damaged (its devices, cores and memory are no longer drained, and its "
+                                     "device order is saved again at its next registration)");
+                return;
+              }
+              out.drains.emplace_back(std::move(name), std::move(record));
+            },
+            out.losses);
   auto stored = detail::readMaxJobId(db);
   if (!stored) {
     out.losses.push_back("the job id high-water mark could not be read (" + stored.error() + ")");
@@ -193,8 +208,9 @@ Status writeNewDatabase(const std::string& path, const Salvaged& salvaged, uint6
   Statement putJob(db, "INSERT INTO jobs(id, state, end_time, record) VALUES(?,?,?,?)");
   Statement putNode(db, "INSERT OR REPLACE INTO nodes(name, state, reason, user, reason_time) VALUES(?,?,?,?,?)");
   Statement putHardware(db, "INSERT OR REPLACE INTO node_hardware(name, record) VALUES(?,?)");
+  Statement putDrains(db, "INSERT OR REPLACE INTO node_drains(name, record) VALUES(?,?)");
   Statement putMaxJobId(db, "INSERT OR REPLACE INTO meta(key, value) VALUES('max_job_id', ?)");
-  if (!putJob || !putNode || !putHardware || !putMaxJobId) return fail("prepare");
+  if (!putJob || !putNode || !putHardware || !putDrains || !putMaxJobId) return fail("prepare");
   for (const auto& job : salvaged.jobs) {
     sqlite3_reset(putJob.get());
     sqlite3_bind_int64(putJob.get(), 1, job.id);
@@ -217,6 +233,12 @@ Status writeNewDatabase(const std::string& path, const Salvaged& salvaged, uint6
     sqlite3_bind_text(putHardware.get(), 1, name.c_str(), -1, SQLITE_STATIC);
     sqlite3_bind_blob(putHardware.get(), 2, record.data(), static_cast<int>(record.size()), SQLITE_STATIC);
     if (sqlite3_step(putHardware.get()) != SQLITE_DONE) return fail("hardware of node " + name);
+  }
+  for (const auto& [name, record] : salvaged.drains) {
+    sqlite3_reset(putDrains.get());
+    sqlite3_bind_text(putDrains.get(), 1, name.c_str(), -1, SQLITE_STATIC);
+    sqlite3_bind_text(putDrains.get(), 2, record.c_str(), -1, SQLITE_STATIC);
+    if (sqlite3_step(putDrains.get()) != SQLITE_DONE) return fail("drains of node " + name);
   }
   sqlite3_bind_int64(putMaxJobId.get(), 1, static_cast<int64_t>(maxJobId));
   if (sqlite3_step(putMaxJobId.get()) != SQLITE_DONE) return fail("the job id high-water mark");

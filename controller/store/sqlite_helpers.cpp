@@ -29,6 +29,8 @@ Status createSchema(sqlite3* db) {
            "CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, state TEXT NOT NULL,"
            " reason TEXT NOT NULL, user TEXT NOT NULL, reason_time INTEGER NOT NULL)",
            "CREATE TABLE IF NOT EXISTS node_hardware (name TEXT PRIMARY KEY, record BLOB NOT NULL)",
+           // Per-device drains and the saved device order, as JSON text.
+           "CREATE TABLE IF NOT EXISTS node_drains (name TEXT PRIMARY KEY, record TEXT NOT NULL)",
            // Values that outlive any row of the other tables: the job id
            // high-water mark, so an id is never handed out twice.
            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)",

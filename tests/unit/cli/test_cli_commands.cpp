@@ -17,6 +17,8 @@
 #include "cli/controller_client.h"
 #include "cli/subcommands.h"
 #include "common/auth/identity.h"
+#include <nlohmann/json.hpp>
+
 #include "cli_fixtures.h"
 #include "gantry/v1/controller.grpc.pb.h"
 
@@ -89,10 +91,32 @@ class FakeController final : public gantry::v1::Controller::Service {
     return grpc::Status::OK;
   }
   grpc::Status UpdateNode(grpc::ServerContext*, const gantry::v1::UpdateNodeRequest* request,
-                          gantry::v1::UpdateNodeResponse*) override {
+                          gantry::v1::UpdateNodeResponse* response) override {
     lastUpdate = *request;
+    for (const auto& line : leftDrained) response->add_left_drained(line);
     return grpc::Status::OK;
   }
+  // Answers tresRefusal when set, else leftDrained.
+  grpc::Status UpdateTres(grpc::ServerContext*, const gantry::v1::UpdateTresRequest* request,
+                          gantry::v1::UpdateTresResponse* response) override {
+    ++updateTresCalls;
+    lastUpdateTres = *request;
+    if (!tresRefusal.error_message().empty()) return tresRefusal;
+    for (const auto& line : leftDrained) response->add_left_drained(line);
+    return grpc::Status::OK;
+  }
+  grpc::Status ListDrainedTres(grpc::ServerContext*, const gantry::v1::ListDrainedTresRequest* request,
+                               gantry::v1::ListDrainedTresResponse* response) override {
+    lastListDrained = *request;
+    response->set_listing(drainedListing);
+    return grpc::Status::OK;
+  }
+  gantry::v1::UpdateTresRequest lastUpdateTres;
+  int updateTresCalls = 0;
+  grpc::Status tresRefusal;
+  std::vector<std::string> leftDrained;
+  gantry::v1::ListDrainedTresRequest lastListDrained;
+  std::string drainedListing;
   grpc::Status SuspendJob(grpc::ServerContext*, const gantry::v1::JobActionRequest* request,
                           gantry::v1::JobActionResponse*) override {
     return act("suspend", request->job_id());
@@ -492,4 +516,120 @@ TEST_CASE("scontrol reconfigure: quiet when applied, names agents that kept thei
   CHECK(extra.status == 1);
   CHECK(extra.err == "scontrol: error: reconfigure takes no arguments\n");
   CHECK(cluster.controller.reconfigureCalls == 4);
+}
+
+namespace {
+
+// Runs `gantry api` with `input` on standard input.
+Outcome runApiWithInput(std::vector<std::string> args, const std::string& input, const Cluster& cluster) {
+  std::istringstream in(input);
+  auto* oldIn = std::cin.rdbuf(in.rdbuf());
+  Outcome outcome = run(runApi, std::move(args), cluster);
+  std::cin.rdbuf(oldIn);
+  return outcome;
+}
+
+}  // namespace
+
+TEST_CASE("scontrol update TresName= sends the words unchanged and prints what stayed drained",
+          "[cli][commands][drain]") {
+  Cluster cluster;
+  cluster.controller.leftDrained = {"gres/nic index 3 of fab1 stays drained: no device there"};
+  std::vector<std::string> words = {"tresname=gres/nic", "NodeName=fab[1-2]", "Index=ALL", "Action=resume"};
+  std::vector<std::string> args = {"update"};
+  args.insert(args.end(), words.begin(), words.end());
+  auto resumed = run(runScontrol, args, cluster);
+  CHECK(resumed.status == 0);
+  CHECK(resumed.out == "gres/nic index 3 of fab1 stays drained: no device there\n");
+  CHECK(resumed.err.empty());
+  const auto& sent = cluster.controller.lastUpdateTres;
+  CHECK(std::vector<std::string>(sent.words().begin(), sent.words().end()) == words);
+  CHECK(sent.json().empty());
+  // A refusal is printed as other update errors are, and exits 1.
+  cluster.controller.tresRefusal =
+      grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "Action=Drain requires Reason=");
+  auto refused = run(runScontrol, {"update", "TresName=cpu", "NodeName=fab1", "Index=2", "Action=Drain"}, cluster);
+  CHECK(refused.status == 1);
+  CHECK(refused.out.empty());
+  CHECK(refused.err == "scontrol: error: Action=Drain requires Reason=\n");
+}
+
+TEST_CASE("scontrol update State=RESUME_KEEP_TRES is sent; left_drained lines are printed", "[cli][commands][drain]") {
+  Cluster cluster;
+  cluster.controller.leftDrained = {"gres/nic index 0 of fab2 stays drained: no device there"};
+  auto keep = run(runScontrol, {"update", "NodeName=fab2", "State=resume_keep_tres"}, cluster);
+  CHECK(keep.status == 0);
+  CHECK(cluster.controller.lastUpdate.state() == "RESUME_KEEP_TRES");
+  CHECK(keep.out == "gres/nic index 0 of fab2 stays drained: no device there\n");
+}
+
+TEST_CASE("scontrol show drainedtres prints the listing as it comes", "[cli][commands][drain]") {
+  Cluster cluster;
+  cluster.controller.drainedListing =
+      "NodeName=fab1 TresName=gres/nic Index=1 Uuid=NIC-77 Reason=flap\nNodeName=fab1 TresName=mem Count=256 Reason=ecc\n";
+  auto all = run(runScontrol, {"show", "drainedtres"}, cluster);
+  CHECK(all.status == 0);
+  CHECK(all.out == cluster.controller.drainedListing);
+  CHECK(cluster.controller.lastListDrained.node_names().empty());
+  auto some = run(runScontrol, {"show", "drainedtres", "fab[1-3]"}, cluster);
+  CHECK(some.status == 0);
+  CHECK(cluster.controller.lastListDrained.node_names() == "fab[1-3]");
+  auto byKey = run(runScontrol, {"show", "DrainedTres", "nodename=fab9"}, cluster);
+  CHECK(byKey.status == 0);
+  CHECK(cluster.controller.lastListDrained.node_names() == "fab9");
+  auto json = run(runScontrol, {"--json", "show", "drainedtres"}, cluster);
+  CHECK(nlohmann::json::parse(json.out)["drained_tres"].size() == 2);
+  cluster.controller.drainedListing.clear();
+  auto none = run(runScontrol, {"show", "drainedtres"}, cluster);
+  CHECK(none.status == 0);
+  CHECK(none.out.empty());
+  auto unknown = run(runScontrol, {"show", "drainedtres", "Partition=gpu"}, cluster);
+  CHECK(unknown.status == 1);
+  CHECK_THAT(unknown.err, Catch::Contains("show drainedtres: unknown option 'Partition=gpu'"));
+}
+
+TEST_CASE("gantry api POST /tres/ sends the JSON body and answers as JSON", "[cli][commands][api]") {
+  Cluster cluster;
+  std::string body = R"({"name": "gres/nic", "nodes": "fab1", "index": "1", "action": "drain", "reason": "flap"})";
+  auto accepted = runApiWithInput({"POST", "/tres/"}, body, cluster);
+  CHECK(accepted.status == 0);
+  CHECK(cluster.controller.lastUpdateTres.json() == body);
+  CHECK(cluster.controller.lastUpdateTres.words().empty());
+  CHECK(nlohmann::json::parse(accepted.out) == nlohmann::json::parse(R"({"errors": [], "warnings": []})"));
+  // --data instead of stdin; left_drained lines become warnings.
+  cluster.controller.leftDrained = {"gres/nic index 2 of fab1 stays drained: no device there"};
+  auto withData = runApiWithInput({"POST", "/tres", "--data", R"({"name":"gres/nic"})"}, "", cluster);
+  CHECK(withData.status == 0);
+  CHECK(cluster.controller.lastUpdateTres.json() == R"({"name":"gres/nic"})");
+  CHECK(nlohmann::json::parse(withData.out)["warnings"][0] == cluster.controller.leftDrained[0]);
+  // The controller refuses bad JSON; the answer carries its message and exits 1.
+  cluster.controller.tresRefusal = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "request is not JSON: x");
+  auto bad = runApiWithInput({"POST", "/tres/"}, "{nope", cluster);
+  CHECK(bad.status == 1);
+  CHECK(nlohmann::json::parse(bad.out) ==
+        nlohmann::json::parse(R"({"errors": [{"error": "request is not JSON: x"}], "warnings": []})"));
+}
+
+TEST_CASE("gantry api refuses other methods, paths and an empty body, sending nothing", "[cli][commands][api]") {
+  Cluster cluster;
+  struct Row {
+    const char* rule;
+    std::vector<std::string> args;
+    std::string input, error;
+  };
+  const Row rows[] = {
+      {"another method", {"GET", "/tres/"}, "{}", "api: error: method 'GET' is not served"},
+      {"another path", {"POST", "/jobs/"}, "{}", "api: error: path '/jobs/' is not served"},
+      {"an empty body on stdin", {"POST", "/tres/"}, "", "api: error: the request body on standard input is empty"},
+      {"no path", {"POST"}, "{}", "api: error: "},
+      {"an unknown option", {"POST", "/tres/", "--verbose"}, "{}", "api: error: "},
+  };
+  for (const Row& row : rows) {
+    INFO(row.rule);
+    auto outcome = runApiWithInput(row.args, row.input, cluster);
+    CHECK(outcome.status == 2);
+    CHECK_THAT(outcome.err, Catch::StartsWith(row.error));
+    CHECK(outcome.out.empty());
+  }
+  CHECK(cluster.controller.updateTresCalls == 0);
 }

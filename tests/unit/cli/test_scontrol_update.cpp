@@ -18,7 +18,7 @@ TEST_CASE("scontrol update builds a node update", "[cli][scontrol]") {
 
 TEST_CASE("scontrol update errors name the word and rule", "[cli][scontrol]") {
   CHECK_THAT(parseNodeUpdate({"NodeName=n1", "State=SLEEPY"}).error(),
-             Catch::Contains("State=SLEEPY: expected DOWN, DRAIN, RESUME, IDLE or UNDRAIN"));
+             Catch::Contains("State=SLEEPY: expected DOWN, DRAIN, RESUME, RESUME_KEEP_TRES, IDLE or UNDRAIN"));
   CHECK_THAT(parseNodeUpdate({"NodeName=n1", "State=DOWN"}).error(),
              Catch::Contains("State=DOWN requires Reason"));
   CHECK_THAT(parseNodeUpdate({"State=IDLE"}).error(), Catch::Contains("NodeName=<nodes> is required"));
@@ -27,6 +27,61 @@ TEST_CASE("scontrol update errors name the word and rule", "[cli][scontrol]") {
   CHECK_THAT(parseNodeUpdate({"NodeName=n1", "drain"}).error(),
              Catch::Contains("'drain' is not of the form Key=Value"));
   CHECK_THAT(parseNodeUpdate({"NodeName=n1"}).error(), Catch::Contains("nothing to change"));
+}
+
+TEST_CASE("scontrol update: per-device drain words and node states", "[cli][scontrol][drain]") {
+  struct Row {
+    const char* rule;
+    std::vector<std::string> words;
+    bool tres;
+  };
+  const Row rows[] = {
+      {"TresName= makes a TRES update", {"TresName=gres/nic", "NodeName=fab[2-3]", "Index=1", "Action=Drain"}, true},
+      {"TresName is recognised in any case", {"NodeName=fab2", "tresname=cpu", "Action=Resume"}, true},
+      {"TRESNAME upper case too", {"TRESNAME=mem", "NodeName=fab2"}, true},
+      {"TresName anywhere among the words", {"NodeName=fab2", "Count=2", "TresName=gres/scratch"}, true},
+      {"a node update has no TresName", {"NodeName=fab2", "State=DRAIN", "Reason=fan"}, false},
+      {"a Reason mentioning TresName= is not a key", {"NodeName=fab2", "State=DRAIN", "Reason=TresName"}, false},
+      {"TresNames= is another key", {"TresNames=gpu", "NodeName=fab2"}, false},
+  };
+  for (const Row& row : rows) {
+    INFO(row.rule);
+    CHECK(isTresUpdate(row.words) == row.tres);
+  }
+  for (const char* state : {"RESUME_KEEP_TRES", "resume_keep_tres", "UNDRAIN", "Resume"}) {
+    INFO("State=" << state << " is accepted");
+    auto request = parseNodeUpdate({"NodeName=fab[1-4]", std::string("State=") + state});
+    REQUIRE(request.ok());
+  }
+  CHECK(parseNodeUpdate({"NodeName=fab1", "State=resume_keep_tres"})->state() == "RESUME_KEEP_TRES");
+}
+
+TEST_CASE("scontrol show drainedtres: which nodes", "[cli][scontrol][drain]") {
+  struct Row {
+    const char* rule;
+    std::vector<std::string> rest;
+    bool ok;
+    std::string expect;  // the host list, or the start of the error
+  };
+  const Row rows[] = {
+      {"no words: every node", {}, true, ""},
+      {"a host list as it is", {"fab[3-5]"}, true, "fab[3-5]"},
+      {"NodeName= in any case", {"nodeNAME=fab7"}, true, "fab7"},
+      {"another key is refused", {"Partition=gpu"}, false, "show drainedtres: unknown option 'Partition=gpu'"},
+      {"an empty NodeName= is refused", {"NodeName="}, false, "show drainedtres: NodeName= is empty"},
+      {"two host lists are refused", {"fab1", "fab2"}, false, "show drainedtres: give at most one host list, got 2"},
+      {"a bad host list is refused", {"fab[3-"}, false, "show drainedtres: "},
+  };
+  for (const Row& row : rows) {
+    INFO(row.rule);
+    auto nodes = parseDrainedTresNodes(row.rest);
+    REQUIRE(nodes.ok() == row.ok);
+    if (row.ok) {
+      CHECK(*nodes == row.expect);
+    } else {
+      CHECK_THAT(nodes.error(), Catch::StartsWith(row.expect));
+    }
+  }
 }
 
 TEST_CASE("scancel signal names", "[cli][scancel]") {

@@ -50,7 +50,7 @@ TEST_CASE("inert keys: a configuration with several gives exactly their notes, w
   auto loaded = parseGantryConf(
       "SlurmctldHost=ctl\n"
       "SchedulerType=sched/backfill\n"
-      "SlurmctldParameters=switch_timeout=60,drain_absent_gres\n"
+      "SlurmctldParameters=switch_timeout=60,drain_absent_gres,idle_on_node_suspend\n"
       "DebugFlags=SelectType,Gres\n"
       "AccountingStorageType=accounting_storage/slurmdbd\n"
       "GresTypes=gpu\n"
@@ -63,13 +63,12 @@ TEST_CASE("inert keys: a configuration with several gives exactly their notes, w
   CHECK(texts(loaded->notes) ==
         std::vector<std::string>{
             "gantry.conf:2: SchedulerType=sched/backfill is accepted but not yet acted on (scheduler choice)",
-            "gantry.conf:3: SlurmctldParameters=switch_timeout=60,drain_absent_gres: drain_absent_gres is accepted "
-            "but not yet acted on (per-device drain)",
+            "gantry.conf:3: SlurmctldParameters=switch_timeout=60,drain_absent_gres,idle_on_node_suspend: "
+            "idle_on_node_suspend is accepted but not yet acted on (other controller parameters)",
             "gantry.conf:4: DebugFlags=SelectType,Gres: Gres is accepted but not yet acted on (debug flags other "
             "than SelectType)",
             "gantry.conf:5: AccountingStorageType=accounting_storage/slurmdbd is accepted but not yet acted on "
             "(accounting storage)",
-            "gantry.conf:7: MaxDrainedTres=gres/gpu:1 is accepted but not yet acted on (per-device drain)",
             "gantry.conf:8: PriorityTier=2 is accepted but not yet acted on (partition priority tiers)",
         });
   // The values are still parsed as before.

@@ -170,3 +170,17 @@ TEST_CASE("each Type is its own chunk domain", "[drain][chunks]") {
             nodeWith({{"gpu", "a100", false, 16}, {"gpu", "h100", false, 4}, {"gpu", "l4", false, 2}}, registered))
             .empty());
 }
+
+TEST_CASE("a missing device of a GRES the saved order judges is not a short count here", "[drain]") {
+  auto input = nodeWith({{"gpu", "h200", false, 3}, {"gpu", "l40", false, 2}}, gpus(3, "h200"));
+  input.registered.push_back(record("gpu", "l40", 1, 1));
+  input.countedByOrder = {"gpu"};
+  CHECK(registrationDrainReasons(input).empty());
+}
+
+TEST_CASE("a full count of the wrong type is a short count even when the saved order judges the GRES", "[drain]") {
+  auto input = nodeWith({{"gpu", "h200", false, 2}}, gpus(2, "l40"));
+  input.countedByOrder = {"gpu"};
+  REQUIRE(registrationDrainReasons(input) ==
+          std::vector<std::string>{"gres/gpu:h200 count reported lower than configured (0 < 2)"});
+}

@@ -197,3 +197,47 @@ TEST_CASE("fields no handler can act on are INVALID_ARGUMENT naming the field") 
   }
   CHECK(served.jobCount() == 0);
 }
+
+TEST_CASE("UpdateTres and ListDrainedTres: bounds and forms are INVALID_ARGUMENT naming the field", "[drain]") {
+  ServedController served;
+  struct Row {
+    const char* rule;
+    std::string method;
+    std::string bytes;
+    const char* message;
+  };
+  auto words = [](std::vector<std::string> list) {
+    v1::UpdateTresRequest request;
+    for (auto& word : list) request.add_words(word);
+    return request;
+  };
+  v1::UpdateTresRequest both = words({"TresName=cpu"});
+  both.set_json("{}");
+  std::vector<std::string> many(65, "Index=1");
+  v1::UpdateTresRequest longJson;
+  longJson.set_json(std::string(64 * 1024 + 1, ' '));
+  v1::ListDrainedTresRequest longNames;
+  longNames.set_node_names(std::string(64 * 1024 + 1, 'n'));
+  const std::string kUpdateTres = "/gantry.v1.Controller/UpdateTres";
+  const Row rows[] = {
+      {"neither words nor json", kUpdateTres, std::string(), "words, json: the request is empty"},
+      {"both words and json", kUpdateTres, both.SerializeAsString(), "words, json: give one form of the request, not both"},
+      {"at most 64 words", kUpdateTres, words(many).SerializeAsString(), "words: must be at most 64 words, got 65"},
+      {"each word at most 4096 bytes", kUpdateTres,
+       words({"TresName=cpu", "Reason=" + std::string(4090, 'x')}).SerializeAsString(),
+       "words[1]: must be at most 4096 bytes, got 4097"},
+      {"json at most 64 KiB", kUpdateTres, longJson.SerializeAsString(), "json: must be at most 65536 bytes, got 65537"},
+      {"node_names at most 64 KiB", "/gantry.v1.Controller/ListDrainedTres", longNames.SerializeAsString(),
+       "node_names: must be at most 65536 bytes, got 65537"},
+  };
+  for (const Row& row : rows) {
+    INFO(row.rule);
+    grpc::Status status = served.callRaw(row.method, row.bytes);
+    CHECK(status.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+    CHECK_THAT(status.error_message(), Catch::StartsWith(row.message));
+  }
+  INFO("the largest allowed request passes the bounds (the core judges its words)");
+  v1::UpdateTresRequest largest = words(std::vector<std::string>(64, std::string(4096, 'w')));
+  grpc::Status status = served.call(kUpdateTres, largest);
+  CHECK_THAT(status.error_message(), !Catch::Contains("must be at most"));
+}

@@ -445,3 +445,61 @@ TEST_CASE("the store's files are private to the controller's user") {
   CHECK(modeOf(state.string()) == 0750);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a node's drains and saved device order are stored, replaced and read back") {
+  auto path = tempDb("drains.db");
+  gantry::drain::DrainedTres first;
+  first.devices.push_back(
+      {.gres = "gpu", .type = "h100", .index = 1, .uuid = "GPU-77", .reason = "xid_79", .notFound = false});
+  first.savedOrders.push_back({.gres = "gpu",
+                               .slots = {{.uuid = "GPU-70", .type = "h100", .present = true},
+                                         {.uuid = "GPU-77", .type = "h100", .present = false}}});
+  gantry::drain::DrainedTres second = first;
+  second.cpus.push_back({.cpu = 3, .reason = "mce"});
+  {
+    JobStore store;
+    REQUIRE(store.open(path).ok());
+    store.saveNodeDrains("gq4", first);
+    store.saveNodeDrains("gq4", second);
+    store.saveNodeDrains("gq5", {});
+    store.flush();
+  }
+  JobStore store;
+  REQUIRE(store.open(path).ok());
+  auto snapshot = store.load(0, 0);
+  REQUIRE(snapshot.ok());
+  REQUIRE(snapshot->nodeDrains.size() == 2);
+  CHECK(snapshot->nodeDrains.at("gq4") == second);
+  CHECK(snapshot->nodeDrains.at("gq5") == gantry::drain::DrainedTres{});
+}
+
+TEST_CASE("a damaged drains record stops open(), naming the node, and salvage drops only that record") {
+  auto path = tempDb("drains-damaged.db");
+  {
+    JobStore store;
+    REQUIRE(store.open(path).ok());
+    store.saveJob(job(8, gantry::v1::PENDING));
+    store.saveNodeDrains("gq4", {});
+    store.saveNodeDrains("gq6", {});
+    store.flush();
+  }
+  execRaw(path, "UPDATE node_drains SET record = '{\"version\":1,\"devices\":7}' WHERE name = 'gq4'");
+  {
+    JobStore refused;
+    auto status = refused.open(path);
+    REQUIRE_FALSE(status.ok());
+    CHECK_THAT(status.error(), Catch::Contains("node_drains: the record of node gq4"));
+  }
+  auto report = gantry::store::salvageDatabase(path, 1700000009);
+  REQUIRE(report.ok());
+  REQUIRE(report->losses.size() == 1);
+  CHECK_THAT(report->losses[0], Catch::StartsWith("node_drains: the drains of node gq4 are damaged"));
+  JobStore store;
+  REQUIRE(store.open(path).ok());
+  auto snapshot = store.load(0, 0);
+  REQUIRE(snapshot.ok());
+  CHECK(snapshot->jobs.size() == 1);
+  CHECK(snapshot->nodeDrains.count("gq4") == 0);
+  CHECK(snapshot->nodeDrains.count("gq6") == 1);
+  std::filesystem::remove(report->movedTo);
+}

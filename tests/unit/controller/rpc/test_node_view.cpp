@@ -1,0 +1,66 @@
+// A node record on the wire (views.cpp): the per-device drain fields.
+// One row per rule.
+#include <catch2/catch.hpp>
+
+#include "controller/rpc/views.h"
+
+using namespace gantry;
+
+namespace {
+
+struct ViewedNode {
+  ViewedNode() {
+    record.conf.name = "fab5";
+    record.conf.cpus = 8;
+    record.registered = true;
+    record.selectIndex = state.cluster.addNode(select::NodeInfo{.name = "fab5"});
+  }
+  config::GantryConf conf;
+  core::CoreState state{conf};
+  core::NodeRecord record;
+};
+
+drain::DrainedTres nicAndMemDrained() {
+  drain::DrainedTres drained;
+  drained.devices.push_back(drain::DeviceDrain{.gres = "nic", .type = "cx7", .index = 2, .reason = "link_down"});
+  drained.counts.push_back(drain::CountDrain{.tres = "mem", .count = 512, .reason = "ecc"});
+  return drained;
+}
+
+}  // namespace
+
+TEST_CASE("node view: drained_tres, max_drained_tres and the DEGRADED flag", "[drain][views]") {
+  struct Row {
+    const char* rule;
+    std::string configuredLimit;
+    drain::DrainedTres drained;
+    bool busy;
+    std::string maxDrainedTres, drainedTres, state;
+    bool degradedFlag;
+  };
+  const Row rows[] = {
+      {"no limit and nothing drained: both fields empty", "", {}, false, "", "", "IDLE", false},
+      {"the limit as configured", "gres/nic:1,cpu:3", {}, false, "gres/nic:1,cpu:3", "", "IDLE", false},
+      {"spaces around the limit's items are dropped", " gres/nic:1 , mem:2G ", {}, false, "gres/nic:1,mem:2G", "",
+       "IDLE", false},
+      {"an idle node with drains is IDLE+DEGRADED, with its DrainedTRES", "", nicAndMemDrained(), false, "",
+       "nic(IDX:2)(link_down),mem:512(ecc)", "IDLE+DEGRADED", true},
+      {"a busy node with drains is MIXED+DEGRADED", "", nicAndMemDrained(), true, "",
+       "nic(IDX:2)(link_down),mem:512(ecc)", "MIXED+DEGRADED", true},
+  };
+  for (const Row& row : rows) {
+    INFO(row.rule);
+    ViewedNode viewed;
+    viewed.record.conf.maxDrainedTres = row.configuredLimit;
+    viewed.record.drainedTres = row.drained;
+    if (row.busy) {
+      viewed.record.allocCpus = 2;
+      viewed.record.jobs.insert(7);
+    }
+    v1::Node wire = views::nodeToWire(viewed.record, viewed.state);
+    CHECK(wire.max_drained_tres() == row.maxDrainedTres);
+    CHECK(wire.drained_tres() == row.drainedTres);
+    CHECK(wire.state() == row.state);
+    CHECK(((wire.state_flags() & v1::NODE_FLAG_DEGRADED) != 0) == row.degradedFlag);
+  }
+}
