@@ -29,13 +29,13 @@ def outsider():
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory, outsider):
-    root = tmp_path_factory.mktemp("drain-commands")
-    host = GpuHost(root / "host", 4)
+    host = GpuHost(tmp_path_factory.mktemp("drain-commands") / "host", 4)
+    # The cluster's own folder (not under pytest's private one) so that the
+    # outsider can read its configuration.
     cluster = start_cluster(
         nodes=[{"name": NODE, "cpus": 4, "memory": 4000, "gres": "gpu:h100:4", "host_root": host.root,
                 "extra": f"MaxDrainedTres={LIMIT}"}],
-        gres_conf="AutoDetect=nvidia\n", extra_conf="SlurmctldParameters=drain_absent_gres",
-        root=root / "cluster")
+        gres_conf="AutoDetect=nvidia\n", extra_conf="SlurmctldParameters=drain_absent_gres")
     gone = host.uuid(3)
     host.remove(3)
     restart_agent(cluster, NODE)
@@ -46,10 +46,12 @@ def setup(tmp_path_factory, outsider):
 
 @pytest.fixture
 def cluster(setup):
-    """The module's cluster, checked to be back to only the empty slot after each test."""
+    """The module's cluster, with everything but the empty slot resumed
+    after each test (so that one failure does not spread)."""
     yield setup[0]
-    assert drained_listing(setup[0]) == [EMPTY_SLOT]
-    assert show_node(setup[0], NODE)["State"] == "IDLE+DEGRADED"
+    for tres, selector in (("gres/gpu", "Index=ALL"), ("cpu", "Count=ALL"), ("mem", "Count=ALL")):
+        scontrol_update(setup[0], f"TresName={tres}", f"NodeName={NODE}", selector, "Action=Resume", check=False)
+    set_node_state(setup[0], NODE, "RESUME")
 
 
 def snapshot(cluster):
@@ -81,7 +83,6 @@ def test_a_plain_user_is_denied_every_change_and_nothing_changes(cluster, outsid
     answer = json.loads(refused.stdout)
     assert answer["warnings"] == [] and DENIED in answer["errors"][0]["error"], answer
     assert snapshot(cluster) == before
-    scontrol_update(cluster, *tres_words("Index=1", "Action=Resume"))
 
 
 # One row per rule: the words after `scontrol update` and what the error

@@ -56,7 +56,8 @@ def cancel(cluster, *job_ids):
 def assert_reason_everywhere(cluster, job_id, reason):
     """The waiting reason as squeue, its JSON and scontrol show job give it."""
     assert cluster.job(job_id)["reason"] == reason
-    assert cluster.cli("squeue", "-h", "-j", str(job_id), "-o", "%r").stdout.strip() == reason
+    assert cluster.cli("squeue", "-h", "-j", str(job_id), "-O", "Reason:200").stdout.strip() == reason
+    assert cluster.cli("squeue", "-h", "-j", str(job_id), "-o", "%R").stdout.strip() == f"({reason})"
     assert f"Reason={reason}" in cluster.cli("scontrol", "show", "job", str(job_id)).stdout
 
 
@@ -74,7 +75,7 @@ def test_a_drained_gpu_is_not_given_and_a_job_needing_it_starts_when_it_is_resum
     wait_pending_for_drains(cluster, every, "s5 gpu(IDX:2)(xid_63)")
     resume_tres(cluster, "s5", "Index=2")
     assert wait_running(cluster, every)["devices"] == [0, 1, 2, 3, 4]
-    assert show_node(cluster, "s5")["State"] == "ALLOCATED"
+    assert show_node(cluster, "s5")["State"] == "MIXED"
 
     # Draining a GPU a running job holds leaves the job its GPU.
     drain_gpu(cluster, "s5", "ecc_dbe", index=0)
@@ -167,15 +168,32 @@ def test_max_drained_tres_keeps_the_node_degraded_within_it_and_drains_it_past_i
     assert "DrainedTRES" not in shown
 
 
+def gres_used(cluster, node):
+    out = cluster.cli("sinfo", "-h", "-N", "-O", "NodeList:10,GresUsed:80").stdout
+    return next(line.split()[1] for line in out.splitlines() if line.split()[0] == node)
+
+
 def test_shards_of_a_drained_gpu_take_no_new_work(cluster):
     drain_gpu(cluster, "sh2", "xid_31", index=1)
+    assert gres_used(cluster, "sh2") == "gpu:t4:0(IDX:N/A),shard:0(0/4,d/4)"
     first = submit(cluster, "sp", "--gres=shard:3")
     shares = wait_running(cluster, first)["shares"]
     assert [(s["name"], s["device"]) for s in shares] == [("shard", 0)]
-    # GPU 0 has one shard left and GPU 1's four are out of service.
+    # GPU 0 has one shard left; GPU 1's four are free but out of service.
+    # The job would fit the node with its drains were it idle, so it waits
+    # for Resources, not for a drain.
     second = submit(cluster, "sp", "--gres=shard:3")
-    wait_pending_for_drains(cluster, second, "sh2 gpu(IDX:1)(xid_31)")
+    wait_for(lambda: cluster.job(second)["reason"] == "Resources", what="the second shard job to wait")
+    assert cluster.job_state(second) == "PENDING"
+    assert gres_used(cluster, "sh2") == "gpu:t4:0(IDX:N/A),shard:3(3/4,d/4)"
+
     resume_tres(cluster, "sh2", "Index=1")
     shares = wait_running(cluster, second)["shares"]
     assert [(s["name"], s["device"]) for s in shares] == [("shard", 1)]
+    # Drained under a running job: its shards stay allocated, shown after the d.
+    drain_gpu(cluster, "sh2", "xid_31", index=1)
+    assert cluster.job_state(second) == "RUNNING"
+    assert gres_used(cluster, "sh2") == "gpu:t4:0(IDX:N/A),shard:6(3/4,d3/4)"
     cancel(cluster, first, second)
+    resume_tres(cluster, "sh2", "Index=1")
+    assert gres_used(cluster, "sh2") == "gpu:t4:0(IDX:N/A),shard:0(0/4,0/4)"
