@@ -197,3 +197,55 @@ def test_json_show_node_has_the_drain_fields(cluster):
     assert node["max_drained_tres"] == LIMIT
     assert "DEGRADED" in node["state"].split("+")
     assert node["state_flags"] & DEGRADED_FLAG
+
+
+# ---------------------------------------------------------------- several nodes
+
+@pytest.fixture(scope="module")
+def pair(outsider):
+    """Two nodes without UUIDs (drains stay on their indexes), p1 with three
+    GPUs and p2 with two, and node listings private to administrators."""
+    cluster = start_cluster(
+        nodes=[{"name": "p1", "cpus": 2, "memory": 2000, "gres": "gpu:3"},
+               {"name": "p2", "cpus": 2, "memory": 2000, "gres": "gpu:2"}],
+        gres_conf="NodeName=p1 Name=gpu File=/dev/nvidia[0-2]\nNodeName=p2 Name=gpu File=/dev/nvidia[0-1]\n",
+        extra_conf="PrivateData=nodes")
+    yield cluster
+    cluster.cleanup()
+
+
+def test_a_host_list_request_refused_on_one_node_changes_none(pair):
+    refused = scontrol_update(pair, "TresName=gres/gpu", "NodeName=p[1-2]", "Index=2", "Action=Drain",
+                              "Reason=psu", check=False)
+    assert refused.returncode == 1
+    assert "gres/gpu Index=2 is not a device of p2 (indexes 0-1)" in refused.stderr
+    assert drained_listing(pair) == []
+
+    scontrol_update(pair, "TresName=gres/gpu", "NodeName=p[1-2]", "Index=1", "Action=Drain", "Reason=psu")
+    assert drained_listing(pair) == ["NodeName=p1 TresName=gres/gpu Index=1 Reason=psu",
+                                     "NodeName=p2 TresName=gres/gpu Index=1 Reason=psu"]
+    assert drained_listing(pair, "p2") == ["NodeName=p2 TresName=gres/gpu Index=1 Reason=psu"]
+    assert drained_listing(pair, "NodeName=p1") == ["NodeName=p1 TresName=gres/gpu Index=1 Reason=psu"]
+    scontrol_update(pair, "TresName=gres/gpu", "NodeName=p[1-2]", "Index=ALL", "Action=Resume")
+    assert drained_listing(pair) == []
+
+
+@pytest.mark.parametrize("state", ["UNDRAIN", "RESUME_KEEP_TRES", "IDLE"])
+def test_states_that_clear_only_the_node_drain_keep_drained_tres(pair, state):
+    scontrol_update(pair, "TresName=gres/gpu", "NodeName=p1", "Index=0", "Action=Drain", "Reason=xid_74")
+    set_node_state(pair, "p1", "DRAIN", reason="bios_update")
+    assert "DRAIN" in show_node(pair, "p1")["State"].split("+")
+    set_node_state(pair, "p1", state)
+    shown = show_node(pair, "p1")
+    assert shown["State"] == "IDLE+DEGRADED"
+    assert shown["DrainedTRES"] == "gpu(IDX:0)(xid_74)"
+    set_node_state(pair, "p1", "RESUME")
+    assert show_node(pair, "p1")["State"] == "IDLE"
+
+
+def test_with_private_data_nodes_a_plain_user_sees_no_drains(pair, outsider):
+    scontrol_update(pair, "TresName=gres/gpu", "NodeName=p2", "Index=0", "Action=Drain", "Reason=xid_45")
+    assert drained_listing(pair) == ["NodeName=p2 TresName=gres/gpu Index=0 Reason=xid_45"]
+    assert drained_listing(pair, user=outsider) == []
+    assert drained_listing(pair, "p2", user=outsider) == []
+    scontrol_update(pair, "TresName=gres/gpu", "NodeName=p2", "Index=0", "Action=Resume")
