@@ -179,6 +179,8 @@ void ControllerCore::recover(const store::Snapshot& snapshot) {
     }
   }
   for (auto& node : state_.nodes) executor_.refreshNode(node, false);
+  // A MaxDrainedTres lowered while the controller was down applies now.
+  for (auto& node : state_.nodes) drainedTresChanged(node, node.drainedTres, false);
 }
 
 void ControllerCore::stop(std::function<void()> stopped) {

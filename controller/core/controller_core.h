@@ -206,9 +206,6 @@ class ControllerCore {
                                  const config::PartitionConf& partition);
   Result<const config::PartitionConf*> partitionFor(const v1::JobSpec& spec) const;
   Result<int64_t> effectiveTimeLimit(const v1::JobSpec& spec, const config::PartitionConf& partition) const;
-  std::vector<std::string> registrationProblems(const NodeRecord& node, const v1::RegisterRequest& request,
-                                                const std::vector<std::string>& countedByOrder) const;
-
   // Per-device drains (node_drains.cpp, drain_admin.cpp).
   struct ReconciledDrains {
     drain::DrainedTres record;
@@ -216,6 +213,10 @@ class ControllerCore {
     bool clearsOrderMismatch = false;
     std::vector<std::string> gres;      // the device GRES reconciled (their counts are judged here)
   };
+  // The registration's other problems (registration_check.h, shared GRES
+  // totals, CPUs and memory), given what the saved orders made of it.
+  std::vector<std::string> registrationProblems(const NodeRecord& node, const v1::RegisterRequest& request,
+                                                const ReconciledDrains& drains) const;
   // Each device GRES of a registration against the node's saved orders.
   ReconciledDrains reconcileRegistration(const NodeRecord& node, const v1::RegisterRequest& request) const;
   // After the node's record changed from `before`: MaxDrainedTres judged

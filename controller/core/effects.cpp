@@ -47,6 +47,47 @@ select::Allocation sliceOn(const JobRecord& job, int selectIndex) {
   return slice;
 }
 
+// Where each device of `before` is in `after`, found by its UUID, else by
+// its first device file; -1 for a device gone. Empty when nothing moved, or
+// when `before` did not know its devices (the configured view before any
+// registration), where positions are all there is to go by.
+std::vector<int> devicePositionsMoved(const select::NodeInfo& before, const select::NodeInfo& after) {
+  std::vector<int> moved(before.devices.size(), -1);
+  bool changed = false;
+  for (size_t old = 0; old < before.devices.size(); ++old) {
+    const select::DeviceInfo& device = before.devices[old];
+    if (device.uuid.empty() && device.files.empty()) return {};
+    for (size_t now = 0; now < after.devices.size(); ++now) {
+      const select::DeviceInfo& candidate = after.devices[now];
+      bool same = candidate.name == device.name &&
+                  (!device.uuid.empty() ? candidate.uuid == device.uuid
+                                        : !candidate.files.empty() && candidate.files.front() == device.files.front());
+      if (same) {
+        moved[old] = static_cast<int>(now);
+        break;
+      }
+    }
+    changed = changed || moved[old] != static_cast<int>(old);
+  }
+  return changed ? moved : std::vector<int>{};
+}
+
+// Rewrites the device indexes an allocation holds on node `selectIndex`.
+void moveDevices(select::Allocation& allocation, int selectIndex, const std::vector<int>& moved) {
+  auto at = [&](int device) { return device >= 0 && device < static_cast<int>(moved.size()) ? moved[device] : -1; };
+  for (auto& grant : allocation.nodes) {
+    if (grant.node != selectIndex) continue;
+    std::vector<int> devices;
+    for (int device : grant.devices) {
+      if (at(device) >= 0) devices.push_back(at(device));
+    }
+    std::sort(devices.begin(), devices.end());
+    grant.devices = std::move(devices);
+    std::erase_if(grant.shares, [&](const select::ShareGrant& share) { return at(share.device) < 0; });
+    for (auto& share : grant.shares) share.device = at(share.device);
+  }
+}
+
 }  // namespace
 
 EffectExecutor::EffectExecutor(CoreState& state, store::JobStore& store, AgentGateway& agents,
@@ -157,7 +198,22 @@ void EffectExecutor::refreshNode(NodeRecord& node, bool hardwareChanged) {
       if (const JobRecord* job = state_.findJob(id)) held.push_back(sliceOn(*job, node.selectIndex));
     }
     for (const auto& slice : held) state_.cluster.release(slice);
-    state_.cluster.replaceNode(node.selectIndex, selectInfoFor(node));
+    select::NodeInfo fresh = selectInfoFor(node);
+    // A layout change (a saved order taken up or dropped, a lowered count)
+    // can move a card to another index: the jobs holding it follow it there.
+    std::vector<int> moved = devicePositionsMoved(state_.cluster.node(node.selectIndex), fresh);
+    state_.cluster.replaceNode(node.selectIndex, std::move(fresh));
+    if (!moved.empty()) {
+      held.clear();
+      for (uint64_t id : node.jobs) {
+        JobRecord* job = state_.findJob(id);
+        if (job == nullptr) continue;
+        moveDevices(job->allocation, node.selectIndex, moved);
+        for (auto& [stepId, step] : job->steps) moveDevices(step.allocation, node.selectIndex, moved);
+        held.push_back(sliceOn(*job, node.selectIndex));
+        persistJob(*job);
+      }
+    }
     for (const auto& slice : held) state_.cluster.commit(slice);
     node.allocCpus = state_.cluster.heldCpus(node.selectIndex);
   }

@@ -46,6 +46,14 @@ ControllerCore::ReconciledDrains ControllerCore::reconcileRegistration(const Nod
                                                                        const v1::RegisterRequest& request) const {
   ReconciledDrains out{.record = node.drainedTres, .problems = {}, .clearsOrderMismatch = false, .gres = {}};
   drain::OrderOptions options{.drainAbsentGres = conf_.drainAbsentGres};
+  // A device GRES gantry.conf no longer gives the node: its order and drains go.
+  auto configured = [&](const std::string& name) {
+    return std::any_of(node.conf.gres.begin(), node.conf.gres.end(),
+                       [&](const config::GresCount& item) { return item.name == name; });
+  };
+  std::erase_if(out.record.savedOrders, [&](const drain::SavedOrder& order) { return !configured(order.gres); });
+  std::erase_if(out.record.devices, [&](const drain::DeviceDrain& d) { return !configured(d.gres); });
+  std::erase_if(out.record.orderMismatch, [&](const std::string& gres) { return !configured(gres); });
   for (const std::string& name : deviceGresOf(node, request)) {
     drain::GresRegistration registration{.gres = name, .configuredCount = 0, .devices = {}};
     for (const auto& configured : node.conf.gres) {
@@ -70,8 +78,10 @@ ControllerCore::ReconciledDrains ControllerCore::reconcileRegistration(const Nod
 }
 
 void ControllerCore::drainedTresChanged(NodeRecord& node, const drain::DrainedTres& before, bool layoutChanged) {
+  // Past MaxDrainedTres a node in service is drained; a node an operator
+  // took out (DRAIN, DOWN) keeps their state and reason.
   if (auto past = drain::limitDrainReason(node.drainedTres, node.conf.maxDrainedTresLimits)) {
-    if (!(node.admin == NodeAdminState::Drain && node.reason == *past)) {
+    if (node.admin == NodeAdminState::None) {
       spdlog::warn("node {}: {}", node.conf.name, *past);
       applyNode(node, node_event::Drain{*past});
     }

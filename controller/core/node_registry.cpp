@@ -13,13 +13,13 @@ namespace gantry::core {
 
 std::vector<std::string> ControllerCore::registrationProblems(const NodeRecord& node,
                                                               const v1::RegisterRequest& request,
-                                                              const std::vector<std::string>& countedByOrder) const {
+                                                              const ReconciledDrains& drains) const {
   // GRES against gantry.conf (short counts, chunk layouts) plus what the
   // agent found wrong itself.
   drain::RegistrationInput gresCheck{.configured = node.conf.gres,
                                      .configOverrides = conf_.configOverrides,
                                      .registered = {},
-                                     .countedByOrder = countedByOrder,
+                                     .countedByOrder = drains.gres,
                                      .agentErrors = {request.errors().begin(), request.errors().end()}};
   for (const auto& device : request.hardware().gres()) {
     gresCheck.registered.push_back(drain::RegisteredGres{
@@ -41,7 +41,16 @@ std::vector<std::string> ControllerCore::registrationProblems(const NodeRecord& 
   NodeRecord registered = node;
   registered.hardware = request.hardware();
   registered.hardwareKnown = true;
-  if (auto shared = gres::checkSharedTotals(selectInfoFor(registered).devices, configuredShared); !shared) {
+  registered.drainedTres = drains.record;
+  // With an absent device in a saved order the shares it offered are absent
+  // too; its empty slot is drained and judged there, not here.
+  bool emptySlot = std::any_of(drains.record.savedOrders.begin(), drains.record.savedOrders.end(),
+                               [](const drain::SavedOrder& order) {
+                                 return std::any_of(order.slots.begin(), order.slots.end(),
+                                                    [](const drain::SavedSlot& slot) { return !slot.present; });
+                               });
+  if (auto shared = gres::checkSharedTotals(selectInfoFor(registered).devices, configuredShared);
+      !shared && !emptySlot) {
     problems.push_back(shared.error());
   }
   // Detected hardware below what gantry.conf promises drains the node,
@@ -82,7 +91,7 @@ void ControllerCore::registerNode(v1::RegisterRequest request, Reply<v1::Registe
     // Device GRES first, against their saved orders: an absent device is
     // drained at its index rather than the whole node (gres.md).
     ReconciledDrains drains = reconcileRegistration(*node, request);
-    std::vector<std::string> problems = registrationProblems(*node, request, drains.gres);
+    std::vector<std::string> problems = registrationProblems(*node, request, drains);
     problems.insert(problems.end(), drains.problems.begin(), drains.problems.end());
     drain::DrainedTres before = node->drainedTres;
     applyNode(*node, node_event::Registered{.addr = request.addr(),

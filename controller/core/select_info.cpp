@@ -100,77 +100,72 @@ void addConfiguredGres(const NodeRecord& node, select::NodeInfo& info) {
 }
 
 // A device GRES with a saved order is laid out by it: each device at its
-// saved index, and an empty slot as a device with no file (drained, so never
-// given), so that the indexes jobs, drains and scontrol use are the saved
-// ones. Links follow their devices. A reported device the order does not know
-// (a refused registration; the node is drained) goes last.
+// saved index, and a slot whose device is not reported as a device with no
+// file (always drained, so never given), so that the indexes jobs, drains and
+// scontrol use are the saved ones. A reported device the order does not know
+// (one past the configured count, or a report that was refused) is left out.
+// Links are per GRES name (LinkGraph reads links[j] as the j-th device of the
+// same name), so only this GRES's links are permuted.
 void applySavedOrders(const NodeRecord& node, select::NodeInfo& info) {
   for (const auto& order : node.drainedTres.savedOrders) {
-    // Where each device of the new layout comes from: a reported device, or
-    // (device < 0) the empty slot `slot`.
-    struct Source {
-      int device = -1;
-      size_t slot = 0;
-    };
-    std::vector<Source> gresLayout;
-    std::vector<bool> placed(info.devices.size(), false);
-    for (size_t s = 0; s < order.slots.size(); ++s) {
-      Source source{.device = -1, .slot = s};
-      for (size_t i = 0; i < info.devices.size() && order.slots[s].present; ++i) {
-        if (!placed[i] && info.devices[i].name == order.gres && info.devices[i].uuid == order.slots[s].uuid) {
-          source.device = static_cast<int>(i);
-          placed[i] = true;
+    std::vector<int> reported;  // positions in info.devices of this GRES's devices, agent order
+    for (size_t i = 0; i < info.devices.size(); ++i) {
+      if (info.devices[i].name == order.gres) reported.push_back(static_cast<int>(i));
+    }
+    // Per slot, the agent ordinal of its device, or -1.
+    std::vector<int> source(order.slots.size(), -1);
+    std::vector<bool> placed(reported.size(), false);
+    for (size_t slot = 0; slot < order.slots.size(); ++slot) {
+      if (!order.slots[slot].present) continue;
+      for (size_t ordinal = 0; ordinal < reported.size(); ++ordinal) {
+        if (!placed[ordinal] && info.devices[reported[ordinal]].uuid == order.slots[slot].uuid) {
+          source[slot] = static_cast<int>(ordinal);
+          placed[ordinal] = true;
           break;
         }
       }
-      gresLayout.push_back(source);
     }
-    for (size_t i = 0; i < info.devices.size(); ++i) {
-      if (info.devices[i].name == order.gres && !placed[i]) gresLayout.push_back({.device = static_cast<int>(i)});
+    std::vector<int> slotOfOrdinal(reported.size(), -1);
+    for (size_t slot = 0; slot < source.size(); ++slot) {
+      if (source[slot] >= 0) slotOfOrdinal[source[slot]] = static_cast<int>(slot);
     }
-    // The GRES's devices go where its first one was (last when none is reported).
-    std::vector<Source> layout;
-    bool inserted = false;
-    for (size_t i = 0; i < info.devices.size(); ++i) {
-      if (info.devices[i].name != order.gres) {
-        layout.push_back({.device = static_cast<int>(i)});
-      } else if (!inserted) {
-        layout.insert(layout.end(), gresLayout.begin(), gresLayout.end());
-        inserted = true;
-      }
-    }
-    if (!inserted) layout.insert(layout.end(), gresLayout.begin(), gresLayout.end());
-
-    std::vector<int> newPosition(info.devices.size(), -1);
-    for (size_t n = 0; n < layout.size(); ++n) {
-      if (layout[n].device >= 0) newPosition[layout[n].device] = static_cast<int>(n);
-    }
-    std::vector<select::DeviceInfo> devices;
-    for (const Source& source : layout) {
+    bool linked = std::any_of(reported.begin(), reported.end(),
+                              [&](int position) { return !info.devices[position].links.empty(); });
+    std::vector<select::DeviceInfo> laidOut;
+    for (size_t slot = 0; slot < order.slots.size(); ++slot) {
       select::DeviceInfo device;
-      if (source.device >= 0) {
-        device = info.devices[source.device];
+      if (source[slot] >= 0) {
+        device = info.devices[reported[source[slot]]];
         if (!device.links.empty()) {
-          std::vector<int> links(layout.size(), 0);
-          for (size_t old = 0; old < device.links.size() && old < newPosition.size(); ++old) {
-            if (newPosition[old] >= 0) links[newPosition[old]] = device.links[old];
+          std::vector<int> links(order.slots.size(), 0);
+          for (size_t other = 0; other < device.links.size() && other < slotOfOrdinal.size(); ++other) {
+            if (slotOfOrdinal[other] >= 0) links[slotOfOrdinal[other]] = device.links[other];
           }
           device.links = std::move(links);
         }
       } else {
         device.name = order.gres;
-        device.type = order.slots[source.slot].type;
-        device.uuid = order.slots[source.slot].uuid;
-        // No link to anything, so link-aware layouts stay square.
-        bool linked = std::any_of(info.devices.begin(), info.devices.end(),
-                                  [](const select::DeviceInfo& d) { return !d.links.empty(); });
+        device.type = order.slots[slot].type;
+        device.uuid = order.slots[slot].uuid;
         if (linked) {
-          device.links.assign(layout.size(), 0);
-          device.links[devices.size()] = -1;
+          device.links.assign(order.slots.size(), 0);  // linked to nothing, so the matrix stays square
+          device.links[slot] = -1;
         }
       }
-      devices.push_back(std::move(device));
+      laidOut.push_back(std::move(device));
     }
+    // The GRES's devices go where its first one was (last when none is reported).
+    std::vector<select::DeviceInfo> devices;
+    bool inserted = false;
+    for (auto& device : info.devices) {
+      if (device.name != order.gres) {
+        devices.push_back(std::move(device));
+      } else if (!inserted) {
+        devices.insert(devices.end(), laidOut.begin(), laidOut.end());
+        inserted = true;
+      }
+    }
+    if (!inserted) devices.insert(devices.end(), laidOut.begin(), laidOut.end());
     info.devices = std::move(devices);
   }
 }
@@ -215,10 +210,14 @@ SelectDrains selectDrainsFor(const NodeRecord& node, const select::NodeInfo& inf
     if (position >= 0 && position < gres::kMaxDevicesPerNode) out.devices |= gres::bitOf(position);
   };
   for (const auto& d : record.devices) drainDevice(d.gres, d.index);
+  // Every slot with no device behind it: an empty slot, or a slot whose
+  // device a refused report left out.
   if (node.hardwareKnown) {
     for (const auto& order : record.savedOrders) {
       for (size_t slot = 0; slot < order.slots.size(); ++slot) {
-        if (!order.slots[slot].present) drainDevice(order.gres, static_cast<int>(slot));
+        int position = devicePosition(info, order.gres, static_cast<int>(slot));
+        bool noDevice = position >= 0 && info.devices[position].files.empty();
+        if (!order.slots[slot].present || noDevice) drainDevice(order.gres, static_cast<int>(slot));
       }
     }
   }

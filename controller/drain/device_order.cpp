@@ -82,9 +82,11 @@ OrderOutcome byIndex(const DrainedTres& record, const GresRegistration& registra
     if (d.gres == registration.gres) d.uuid.clear();
   }
   normalise(next);
-  if (registration.devices.size() < registration.configuredCount) {
+  uint64_t reported = 0;
+  for (const ReportedDevice& d : registration.devices) reported += d.count;
+  if (reported < registration.configuredCount) {
     out.effect = NodeEffect::Invalid;
-    out.reason = shortCountReason(registration.gres, registration.devices.size(), registration.configuredCount);
+    out.reason = shortCountReason(registration.gres, reported, registration.configuredCount);
   } else {
     out.effect = degradedOrNone(next, registration.gres);
   }
@@ -144,7 +146,13 @@ std::optional<Placement> place(const SavedOrder& saved, const std::vector<Report
       cursor = slot + 1;
       continue;
     }
-    if (cursor >= saved.slots.size()) return std::nullopt;
+    if (cursor >= saved.slots.size()) {
+      // Past the last index: refused when it skipped an empty slot it should
+      // have filled; with every slot taken it is a device beyond the
+      // configured count, left out as at the first registration.
+      if (std::find(matched.begin(), matched.end(), false) != matched.end()) return std::nullopt;
+      continue;
+    }
     const SavedSlot& there = saved.slots[cursor];
     if (there.present && reportedUuids.count(there.uuid) > 0) return std::nullopt;
     out.replaced[cursor] = there.uuid != device.uuid;
@@ -221,8 +229,12 @@ OrderOutcome reconcileDeviceOrder(const DrainedTres& record, const GresRegistrat
                                   const OrderOptions& options) {
   const SavedOrder* saved = savedOrderOf(record, registration.gres);
   if (registration.devices.empty()) return noneReported(record, saved, registration, options);
+  // A UUID reported twice names no one device: the GRES is then kept by index.
+  std::set<std::string> seen;
   bool everyDeviceHasUuid = std::all_of(registration.devices.begin(), registration.devices.end(),
-                                        [](const ReportedDevice& d) { return !d.uuid.empty() && d.count == 1; });
+                                        [&](const ReportedDevice& d) {
+                                          return !d.uuid.empty() && d.count == 1 && seen.insert(d.uuid).second;
+                                        });
   if (!everyDeviceHasUuid) return byIndex(record, registration);
   if (saved == nullptr) return firstRegistration(record, registration);
   return againstSavedOrder(record, *saved, registration, options);

@@ -1,6 +1,7 @@
 #include "controller/rpc/views.h"
 
 #include <map>
+#include <set>
 
 #include "common/gres/index_list.h"
 #include "common/hostlist/hostlist.h"
@@ -332,27 +333,50 @@ std::string joined(const std::vector<std::string>& items, const char* separator)
   return out;
 }
 
-// One line per registered device, for `scontrol show node -d`.
+// One registered device's line, for `scontrol show node -d`.
+std::string deviceLine(const v1::GresDevice& device, const std::string& index) {
+  std::string line = device.name() + (device.type().empty() ? "" : ":" + device.type());
+  line += index.empty() ? " Count=" + std::to_string(device.count()) : " Index=" + index;
+  if (device.files_size() > 0) {
+    line += " File=";
+    for (int i = 0; i < device.files_size(); ++i) line += (i > 0 ? "," : "") + device.files(i);
+  }
+  if (device.cores_size() > 0) line += " Cores=" + gres::formatIndexList({device.cores().begin(), device.cores().end()});
+  if (device.links_size() > 0) {
+    line += " Links=";
+    for (int i = 0; i < device.links_size(); ++i) line += (i > 0 ? "," : "") + std::to_string(device.links(i));
+  }
+  if (!device.uuid().empty()) line += " UUID=" + device.uuid();
+  return line;
+}
+
+// One line per registered device, for `scontrol show node -d`. A GRES with
+// a saved device order is listed by it, at the indexes jobs and drains use,
+// an empty slot as "Absent" with the UUID that left.
 void addDeviceLines(const NodeRecord& node, v1::Node& view) {
   std::map<std::string, int> nextIndex;
+  std::set<std::string> listedByOrder;
   for (const auto& device : node.hardware.gres()) {
-    std::string line = device.name() + (device.type().empty() ? "" : ":" + device.type());
-    if (device.files_size() > 0 && device.name() != "shard" && device.name() != "mps") {
-      line += " Index=" + std::to_string(nextIndex[device.name()]++);
-    } else {
-      line += " Count=" + std::to_string(device.count());
+    bool isDevice = device.files_size() > 0 && device.name() != "shard" && device.name() != "mps";
+    const drain::SavedOrder* order = isDevice ? drain::savedOrderOf(node.drainedTres, device.name()) : nullptr;
+    if (order == nullptr) {
+      view.add_gres_devices(deviceLine(device, isDevice ? std::to_string(nextIndex[device.name()]++) : ""));
+      continue;
     }
-    if (device.files_size() > 0) {
-      line += " File=";
-      for (int i = 0; i < device.files_size(); ++i) line += (i > 0 ? "," : "") + device.files(i);
+    if (!listedByOrder.insert(device.name()).second) continue;
+    for (size_t slot = 0; slot < order->slots.size(); ++slot) {
+      const drain::SavedSlot& saved = order->slots[slot];
+      const v1::GresDevice* present = nullptr;
+      for (const auto& record : node.hardware.gres()) {
+        if (saved.present && record.name() == order->gres && record.uuid() == saved.uuid) present = &record;
+      }
+      if (present != nullptr) {
+        view.add_gres_devices(deviceLine(*present, std::to_string(slot)));
+      } else {
+        view.add_gres_devices(order->gres + (saved.type.empty() ? "" : ":" + saved.type) + " Index=" +
+                              std::to_string(slot) + " Absent" + (saved.uuid.empty() ? "" : " UUID=" + saved.uuid));
+      }
     }
-    if (device.cores_size() > 0) line += " Cores=" + gres::formatIndexList({device.cores().begin(), device.cores().end()});
-    if (device.links_size() > 0) {
-      line += " Links=";
-      for (int i = 0; i < device.links_size(); ++i) line += (i > 0 ? "," : "") + std::to_string(device.links(i));
-    }
-    if (!device.uuid().empty()) line += " UUID=" + device.uuid();
-    view.add_gres_devices(line);
   }
 }
 

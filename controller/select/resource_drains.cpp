@@ -46,7 +46,10 @@ NodeUsage withResourceDrains(const NodeState& node, const NodeUsage& usage, cons
   }
   open.memoryDrainedMb = saturatingAdd(open.memoryDrainedMb, drains.memoryMb);
   if (!drains.counts.empty()) open.countsDrained.assign(node.counted.size(), 0);
-  for (const auto& [key, amount] : drains.counts) {
+  for (const auto& entry : drains.counts) {
+    // Not a structured binding: a lambda below names the key.
+    const std::string& key = entry.first;
+    uint64_t amount = entry.second;
     // A key that names one entry exactly drains that entry; an untyped key
     // of a typed GRES covers its entries in order.
     auto exact = std::find_if(node.counted.begin(), node.counted.end(),

@@ -354,6 +354,30 @@ std::map<std::string, Handler> handlers() {
                                                     r.set_state("RESUME");
                                                   }});
       });
+  all["UpdateTres"] = checked<v1::UpdateTresRequest, v1::UpdateTresResponse>(
+      [](Core& c, v1::UpdateTresRequest r, const auth::Identity& who, auto reply) { c.core->updateTres(r, who, reply); },
+      [] {
+        return serialized<v1::UpdateTresRequest>(
+            {[](auto& r) {
+               for (const char* word : {"TresName=gres/gpu", "NodeName=n[1-2]", "Index=0", "Action=Drain", "Reason=f"})
+                 r.add_words(word);
+             },
+             [](auto& r) {
+               for (const char* word : {"TresName=cpu", "NodeName=n1", "Index=1", "Action=SetDrain", "Reason=f"})
+                 r.add_words(word);
+             },
+             [](auto& r) {
+               r.set_json(R"({"name": "mem", "nodes": "n2", "count": 512, "action": "drain", "reason": "f"})");
+             },
+             [](auto& r) {
+               r.set_json(R"({"name": "gres/gpu", "nodes": "n1", "select_all": true, "action": "resume"})");
+             }});
+      });
+  all["ListDrainedTres"] = checked<v1::ListDrainedTresRequest, v1::ListDrainedTresResponse>(
+      [](Core& c, v1::ListDrainedTresRequest r, const auth::Identity& who, auto reply) {
+        c.core->listDrainedTres(r, who, reply);
+      },
+      [] { return serialized<v1::ListDrainedTresRequest>({[](auto& r) { r.set_node_names("n[1-2]"); }}); });
   all["SuspendJob"] = jobAction(JobAction::Suspend);
   all["ResumeJob"] = jobAction(JobAction::Resume);
   all["HoldJob"] = jobAction(JobAction::Hold);

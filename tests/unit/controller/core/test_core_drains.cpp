@@ -4,6 +4,8 @@
 // tests/unit/controller/drain; here each is checked once through the core.
 #include "tests/unit/controller/core/core_harness.h"
 
+#include "controller/core/select_info.h"
+
 #include <algorithm>
 
 using namespace gantry;
@@ -26,9 +28,15 @@ std::string uuidOf(int card) { return "GPU-c0de-" + std::to_string(card); }
 
 // gq4 reporting one GPU per entry of `cards` (a card number gives its UUID
 // and device file), in that order.
-v1::RegisterRequest registration(const std::vector<int>& cards, bool withUuids = true) {
+v1::RegisterRequest registration(const std::vector<int>& cards, bool withUuids = true,
+                                 const std::vector<uint64_t>& running = {}) {
   v1::RegisterRequest request;
   request.set_node_name("gq4");
+  for (uint64_t job : running) {
+    v1::RunningStep* step = request.add_running();
+    step->set_job_id(job);
+    step->set_step_id("batch");
+  }
   for (int card : cards) {
     v1::GresDevice* gpu = request.mutable_hardware()->add_gres();
     gpu->set_name("gpu");
@@ -39,8 +47,10 @@ v1::RegisterRequest registration(const std::vector<int>& cards, bool withUuids =
   return request;
 }
 
-void registerCards(CoreHarness& h, const std::vector<int>& cards, bool withUuids = true) {
-  auto request = registration(cards, withUuids);
+// `running`: the jobs whose batch step the agent still runs.
+void registerCards(CoreHarness& h, const std::vector<int>& cards, bool withUuids = true,
+                   const std::vector<uint64_t>& running = {}) {
+  auto request = registration(cards, withUuids, running);
   REQUIRE(h.await<v1::RegisterResponse>([&](auto reply) { h.core->registerNode(request, reply); }).ok());
   h.settle();
 }
@@ -297,7 +307,9 @@ TEST_CASE("a new GPU in an empty slot fills it undrained, and the old GPU's drai
   CoreHarness h(fiveGpuConf("SlurmctldParameters=drain_absent_gres\n"));
   registerCards(h, {0, 1, 2, 3, 4});
   REQUIRE(updateTres(h, {"TresName=gres/gpu", "NodeName=gq4", "Uuid=" + uuidOf(2), "Action=Drain", "Reason=bad"}).ok());
-  registerCards(h, {0, 1, 7, 3, 4});  // card 2 replaced by card 7 at its index
+  registerCards(h, {0, 1, 3, 4});  // card 2 taken out: its slot is empty and keeps the operator's reason
+  CHECK(drainedListing(h) == "NodeName=gq4 TresName=gres/gpu Index=2 Reason=bad\n");
+  registerCards(h, {0, 1, 7, 3, 4});  // card 7 put in its place
   CHECK(drainedListing(h).empty());
   CHECK_FALSE(flagged(node(h), v1::NODE_FLAG_DEGRADED));
   uint64_t all = submit(h, gpuJob(5));
@@ -426,4 +438,159 @@ TEST_CASE("a MaxDrainedTres lowered by a reconfigure applies to what is drained 
   v1::Node n = node(h);
   CHECK(flagged(n, v1::NODE_FLAG_DRAIN));
   CHECK(n.reason() == "MaxDrainedTres exceeded: gres/gpu 2 drained, limit 1");
+}
+
+TEST_CASE("a slot whose device a refused report left out is never given, even once the node is undrained") {
+  CoreHarness h(fiveGpuConf());
+  registerCards(h, {0, 1, 2, 3, 4});
+  registerCards(h, {0, 9, 1, 2, 3});  // a new card pushes the others along, and card 4 is gone
+  REQUIRE(node(h).reason() == "GPU UUID order does not match the saved order");
+  REQUIRE(updateNode(h, "UNDRAIN").ok());
+  uint64_t all = submit(h, gpuJob(5));
+  CHECK(h.job(all).state() == v1::PENDING);
+  uint64_t four = submit(h, gpuJob(4));
+  REQUIRE(h.job(four).state() == v1::RUNNING);
+  CHECK(launchedFiles(h, four) ==
+        std::vector<std::string>{"/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia2", "/dev/nvidia3"});
+}
+
+TEST_CASE("no GPU reported at all: every drain stays and, once resumed, no GPU is given") {
+  CoreHarness h(fiveGpuConf());
+  registerCards(h, {0, 1, 2, 3, 4});
+  REQUIRE(updateTres(h, {"TresName=gres/gpu", "NodeName=gq4", "Index=1", "Action=Drain", "Reason=ecc"}).ok());
+  registerCards(h, {});
+  v1::Node n = node(h);
+  CHECK(flagged(n, v1::NODE_FLAG_DRAIN));
+  CHECK(n.reason() == "gres/gpu count reported lower than configured (0 < 5)");
+  CHECK(drainedListing(h) == "NodeName=gq4 TresName=gres/gpu Index=1 Uuid=" + uuidOf(1) + " Reason=ecc\n");
+  REQUIRE(updateNode(h, "UNDRAIN").ok());
+  uint64_t one = submit(h, gpuJob(1));
+  CHECK(h.job(one).state() == v1::PENDING);
+  registerCards(h, {0, 1, 2, 3, 4});  // the driver is back: the drain is still there
+  CHECK(h.job(one).state() == v1::RUNNING);
+  CHECK(drainedListing(h).find("Index=1") != std::string::npos);
+}
+
+TEST_CASE("no GPU reported with drain_absent_gres: every index is drained not_found and the node stays up") {
+  CoreHarness h(fiveGpuConf("SlurmctldParameters=drain_absent_gres\n"));
+  registerCards(h, {0, 1, 2, 3, 4});
+  registerCards(h, {});
+  CHECK_FALSE(flagged(node(h), v1::NODE_FLAG_DRAIN));
+  CHECK(flagged(node(h), v1::NODE_FLAG_DEGRADED));
+  std::string listing = drainedListing(h);
+  for (int index = 0; index < 5; ++index) {
+    CHECK(listing.find("Index=" + std::to_string(index) + " Reason=gres/gpu:not_found\n") != std::string::npos);
+  }
+}
+
+TEST_CASE("a first registration short of GPUs drains the node and keeps no hole") {
+  CoreHarness h(fiveGpuConf("SlurmctldParameters=drain_absent_gres\n"));
+  registerCards(h, {0, 1, 2, 3});
+  v1::Node n = node(h);
+  CHECK(flagged(n, v1::NODE_FLAG_DRAIN));
+  CHECK(n.reason() == "gres/gpu count reported lower than configured (4 < 5)");
+  CHECK(drainedListing(h).empty());
+}
+
+TEST_CASE("a running job keeps its card when State=RESUME drops the saved order and the indexes change") {
+  CoreHarness h(fiveGpuConf());
+  registerCards(h, {0, 1, 2, 3, 4});
+  uint64_t one = submit(h, gpuJob(1));
+  REQUIRE(devicesOf(h, one) == std::vector<int>{0});
+  REQUIRE(launchedFiles(h, one) == std::vector<std::string>{"/dev/nvidia0"});
+  registerCards(h, {4, 3, 2, 1, 0}, true, {one});
+  REQUIRE(updateNode(h, "RESUME").ok());
+  REQUIRE(h.job(one).state() == v1::RUNNING);
+  // Card 0 is now at index 4, and the job with it.
+  CHECK(devicesOf(h, one) == std::vector<int>{4});
+  uint64_t four = submit(h, gpuJob(4));
+  REQUIRE(h.job(four).state() == v1::RUNNING);
+  CHECK(launchedFiles(h, four) ==
+        std::vector<std::string>{"/dev/nvidia1", "/dev/nvidia2", "/dev/nvidia3", "/dev/nvidia4"});
+}
+
+TEST_CASE("MaxDrainedTres leaves a node an operator took out in their state, with their reason") {
+  CoreHarness h(fiveGpuConf("", "MaxDrainedTres=gres/gpu:1"));
+  registerCards(h, {0, 1, 2, 3, 4});
+  REQUIRE(updateNode(h, "DOWN", "psu swap").ok());
+  REQUIRE(updateTres(h, {"TresName=gres/gpu", "NodeName=gq4", "Index=0-1", "Action=Drain", "Reason=ecc"}).ok());
+  v1::Node n = node(h);
+  CHECK(n.base_state() == v1::NODE_DOWN);
+  CHECK(n.reason() == "psu swap");
+}
+
+TEST_CASE("a node reporting more GPUs than configured keeps its order at every registration") {
+  CoreHarness h(fiveGpuConf());
+  registerCards(h, {0, 1, 2, 3, 4, 5});
+  registerCards(h, {0, 1, 2, 3, 4, 5});
+  CHECK_FALSE(flagged(node(h), v1::NODE_FLAG_DRAIN));
+  uint64_t all = submit(h, gpuJob(5));
+  REQUIRE(h.job(all).state() == v1::RUNNING);
+  CHECK(launchedFiles(h, all).size() == 5);
+}
+
+TEST_CASE("a TRES request refused on one node of its list changes none of them") {
+  CoreHarness h(testing::parseConf("ClusterName=unit\nSlurmdTimeout=30\nGresTypes=gpu\n"
+                                   "NodeName=gq4 CPUs=8 CoresPerSocket=8 RealMemory=32000 Gres=gpu:5\n"
+                                   "NodeName=gq5 CPUs=8 CoresPerSocket=8 RealMemory=32000 Gres=gpu:2\n"
+                                   "PartitionName=work Nodes=gq[4-5] Default=YES MaxTime=600\n"));
+  registerCards(h, {0, 1, 2, 3, 4});
+  auto answer = updateTres(h, {"TresName=gres/gpu", "NodeName=gq[4-5]", "Index=3", "Action=Drain", "Reason=x"});
+  REQUIRE_FALSE(answer.ok());
+  CHECK(answer.error().find("gq5") != std::string::npos);
+  CHECK(drainedListing(h).empty());
+}
+
+TEST_CASE("a shared GRES cannot be drained directly: drain the GPU behind it") {
+  CoreHarness h(fiveGpuConf());
+  registerCards(h, {0, 1, 2, 3, 4});
+  auto answer = updateTres(h, {"TresName=gres/shard", "NodeName=gq4", "Count=2", "Action=Drain", "Reason=x"});
+  REQUIRE_FALSE(answer.ok());
+  CHECK(drainedListing(h).empty());
+}
+
+TEST_CASE("State=IDLE keeps the TRES drains") {
+  CoreHarness h(fiveGpuConf());
+  registerCards(h, {0, 1, 2, 3, 4});
+  REQUIRE(updateTres(h, {"TresName=gres/gpu", "NodeName=gq4", "Index=2", "Action=Drain", "Reason=ecc"}).ok());
+  REQUIRE(updateNode(h, "DRAIN", "maintenance").ok());
+  REQUIRE(updateNode(h, "IDLE").ok());
+  CHECK_FALSE(flagged(node(h), v1::NODE_FLAG_DRAIN));
+  CHECK_FALSE(drainedListing(h).empty());
+}
+
+TEST_CASE("a saved order with an empty slot keeps each GRES's links on the right devices") {
+  // Three GPUs (the middle one gone) and two NICs; links are per GRES name.
+  core::NodeRecord record;
+  record.conf.name = "gq4";
+  record.hardwareKnown = true;
+  auto addDevice = [&](const std::string& name, int file, const std::string& uuid, std::vector<int> links) {
+    v1::GresDevice* device = record.hardware.add_gres();
+    device->set_name(name);
+    device->add_files("/dev/" + name + std::to_string(file));
+    device->set_count(1);
+    device->set_uuid(uuid);
+    for (int link : links) device->add_links(link);
+  };
+  // As the agent reports them now: GPU 1 is missing, so the GPUs' links are between the two left.
+  addDevice("gpu", 0, uuidOf(0), {-1, 7});
+  addDevice("gpu", 2, uuidOf(2), {7, -1});
+  addDevice("nic", 0, "", {-1, 3});
+  addDevice("nic", 1, "", {3, -1});
+  record.drainedTres.savedOrders.push_back(
+      {.gres = "gpu",
+       .slots = {{.uuid = uuidOf(0), .type = "", .present = true},
+                 {.uuid = uuidOf(1), .type = "", .present = false},
+                 {.uuid = uuidOf(2), .type = "", .present = true}}});
+  select::NodeInfo info = core::selectInfoFor(record);
+  REQUIRE(info.devices.size() == 5);
+  CHECK(info.devices[0].uuid == uuidOf(0));
+  CHECK(info.devices[0].links == std::vector<int>{-1, 0, 7});
+  CHECK(info.devices[1].files.empty());
+  CHECK(info.devices[1].links == std::vector<int>{0, -1, 0});
+  CHECK(info.devices[2].files == std::vector<std::string>{"/dev/gpu2"});
+  CHECK(info.devices[2].links == std::vector<int>{7, 0, -1});
+  CHECK(info.devices[3].links == std::vector<int>{-1, 3});
+  CHECK(info.devices[4].links == std::vector<int>{3, -1});
+  CHECK((core::selectDrainsFor(record, info).devices & gres::bitOf(1)) != 0);
 }

@@ -69,6 +69,34 @@ TEST_CASE("saved device order reconciliation", "[drain][order]") {
        }(),
        false, NodeEffect::None,
        [](const OrderOutcome &o) { CHECK(o.record.savedOrders.empty()); }},
+      {"a device beyond the configured count is left out of the order, at the first registration and after",
+       saved(), report({0, 1, 2, 3, 4, 5, 11}), false, NodeEffect::None,
+       [](const OrderOutcome &o) {
+         CHECK(slotUuids(o.record) == slots({0, 1, 2, 3, 4, 5}));
+         CHECK(o.record.orderMismatch.empty());
+       }},
+      {"a device beyond the configured count does not take the place of an empty slot's device",
+       saved(), report({0, 1, 3, 4, 5, 11}), true, NodeEffect::Drain,
+       [](const OrderOutcome &o) {
+         CHECK(o.reason == kOrderMismatchReason);
+         CHECK(slotUuids(o.record) == slots({0, 1, 2, 3, 4, 5}));
+       }},
+      {"a UUID reported twice names no one device: the GRES is kept by index", DrainedTres{},
+       [] {
+         GresRegistration r = report({0, 1, 2, 3, 4, 5});
+         r.devices[4].uuid = uuidOf(1);
+         return r;
+       }(),
+       false, NodeEffect::None,
+       [](const OrderOutcome &o) { CHECK(o.record.savedOrders.empty()); }},
+      {"without UUIDs the count of a record counts, not the number of records", DrainedTres{},
+       [] {
+         GresRegistration r = withoutUuids(3);
+         r.devices[0].count = 4;
+         return r;
+       }(),
+       false, NodeEffect::None,
+       [](const OrderOutcome &o) { CHECK(o.record.savedOrders.empty()); }},
       {"first registration with a short count is invalid and records no hole",
        DrainedTres{}, report({0, 1, 2, 4, 5}), true, NodeEffect::Invalid,
        [](const OrderOutcome &o) {

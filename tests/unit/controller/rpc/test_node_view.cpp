@@ -64,3 +64,27 @@ TEST_CASE("node view: drained_tres, max_drained_tres and the DEGRADED flag", "[d
     CHECK(((wire.state_flags() & v1::NODE_FLAG_DEGRADED) != 0) == row.degradedFlag);
   }
 }
+
+TEST_CASE("node view: device lines follow the saved order, an empty slot shown Absent", "[drain][views]") {
+  ViewedNode viewed;
+  viewed.record.hardwareKnown = true;
+  // The agent reports its cards in its own order: card 9 first, card 5 gone.
+  for (int card : {9, 3}) {
+    v1::GresDevice* gpu = viewed.record.hardware.add_gres();
+    gpu->set_name("gpu");
+    gpu->set_type("l40");
+    gpu->add_files("/dev/nvidia" + std::to_string(card));
+    gpu->set_count(1);
+    gpu->set_uuid("GPU-" + std::to_string(card));
+  }
+  viewed.record.drainedTres.savedOrders.push_back(
+      {.gres = "gpu",
+       .slots = {{.uuid = "GPU-3", .type = "l40", .present = true},
+                 {.uuid = "GPU-5", .type = "l40", .present = false},
+                 {.uuid = "GPU-9", .type = "l40", .present = true}}});
+  v1::Node wire = views::nodeToWire(viewed.record, viewed.state);
+  REQUIRE(wire.gres_devices_size() == 3);
+  CHECK(wire.gres_devices(0) == "gpu:l40 Index=0 File=/dev/nvidia3 UUID=GPU-3");
+  CHECK(wire.gres_devices(1) == "gpu:l40 Index=1 Absent UUID=GPU-5");
+  CHECK(wire.gres_devices(2) == "gpu:l40 Index=2 File=/dev/nvidia9 UUID=GPU-9");
+}

@@ -3,6 +3,9 @@
 // group still runs.
 #pragma once
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -83,14 +86,24 @@ class Reports {
 };
 
 // How many processes of group `pgid` run (zombies, which are dead, aside).
+// /proc/PID/stat, or "" when the process is gone. Read with read(2): the
+// process may end while it is read, and a stream then throws (ESRCH).
+inline std::string procStat(const std::string& pid) {
+  int fd = ::open(("/proc/" + pid + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  char buffer[1024];
+  ssize_t got = ::read(fd, buffer, sizeof buffer);
+  ::close(fd);
+  return got > 0 ? std::string(buffer, static_cast<size_t>(got)) : std::string();
+}
+
 inline int runningInGroup(pid_t pgid) {
   int count = 0;
   DIR* proc = opendir("/proc");
   if (proc == nullptr) return -1;
   while (dirent* entry = readdir(proc)) {
     if (entry->d_name[0] < '1' || entry->d_name[0] > '9') continue;
-    std::ifstream stat(std::string("/proc/") + entry->d_name + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    std::string text = procStat(entry->d_name);
     auto close = text.rfind(')');
     if (close == std::string::npos) continue;
     char state = 0;
@@ -104,8 +117,7 @@ inline int runningInGroup(pid_t pgid) {
 
 // Whether process `pid` runs (a zombie does not).
 inline bool processRuns(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  std::string text = procStat(std::to_string(pid));
   auto close = text.rfind(')');
   if (close == std::string::npos || close + 2 >= text.size()) return false;
   char state = text[close + 2];
