@@ -223,13 +223,14 @@ def wait_pending_for_drains(cluster, job_id, node_drained_tres):
     return found
 
 
-def device_uuids(cluster, name):
+def device_uuids(cluster, name, absent=False):
     """{index: UUID} of the node's GPUs as the controller lists them
-    (`scontrol show node -d` GresDevice lines)."""
+    (`scontrol show node -d` GresDevice lines); with absent=True, those of
+    the empty slots instead (an "Absent" line keeps the UUID that left)."""
     found = {}
     for line in node_json(cluster, name)["gres_devices"]:
         index = re.search(r"\bIndex=(\d+)", line)
         uuid = re.search(r"\bUUID=(\S+)", line)
-        if index and uuid:
+        if index and uuid and (" Absent" in line) == absent:
             found[int(index.group(1))] = uuid.group(1)
     return found

@@ -221,8 +221,6 @@ def test_a_reordered_report_drains_the_node_and_resume_saves_the_new_order_acros
     assert show_node(cluster, NODE)["DrainedTRES"] == "gpu(IDX:2)(fan_fail)"
 
 
-@pytest.mark.xfail(strict=True, reason="scontrol show node -d numbers GresDevice lines in the agent's order, "
-                                       "not the saved order (controller/rpc/views.cpp addDeviceLines)")
 def test_show_node_details_list_the_cards_at_their_saved_indexes(six_absent_ok):
     cluster, host = six_absent_ok
     saved = {i: host.uuid(i) for i in range(GPUS)}
@@ -236,3 +234,4 @@ def test_show_node_details_list_the_cards_at_their_saved_indexes(six_absent_ok):
     host.remove(2)
     restart_agent(cluster, NODE)
     assert device_uuids(cluster, NODE) == {i: saved[i] for i in others(2)}
+    assert device_uuids(cluster, NODE, absent=True) == {2: saved[2]}
