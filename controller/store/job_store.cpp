@@ -202,6 +202,12 @@ Status JobStore::readNodes(Snapshot* snapshot) const {
   return okStatus();
 }
 
+void JobStore::enqueue(Pending pending) {
+  std::lock_guard lock(mutex_);
+  queue_.push_back(std::move(pending));
+  wake_.notify_one();
+}
+
 void JobStore::saveJob(const v1::Job& job, Callback done) {
   Pending pending;
   pending.kind = Pending::Kind::Job;
@@ -210,9 +216,7 @@ void JobStore::saveJob(const v1::Job& job, Callback done) {
   pending.jobState = job.state();
   pending.endTime = job.end_time();
   pending.done = std::move(done);
-  std::lock_guard lock(mutex_);
-  queue_.push_back(std::move(pending));
-  wake_.notify_one();
+  enqueue(std::move(pending));
 }
 
 void JobStore::saveNode(const NodeAdminState& node, Callback done) {
@@ -220,31 +224,25 @@ void JobStore::saveNode(const NodeAdminState& node, Callback done) {
   pending.kind = Pending::Kind::Node;
   pending.node = node;
   pending.done = std::move(done);
-  std::lock_guard lock(mutex_);
-  queue_.push_back(std::move(pending));
-  wake_.notify_one();
+  enqueue(std::move(pending));
+}
+
+// Node-keyed blobs: the hardware record, or the drains' stored JSON.
+void JobStore::saveNodeBlob(Pending::Kind kind, const std::string& node, std::string blob, Callback done) {
+  Pending pending;
+  pending.kind = kind;
+  pending.node.name = node;
+  pending.hardware = std::move(blob);
+  pending.done = std::move(done);
+  enqueue(std::move(pending));
 }
 
 void JobStore::saveNodeHardware(const std::string& node, std::string hardware, Callback done) {
-  Pending pending;
-  pending.kind = Pending::Kind::Hardware;
-  pending.node.name = node;
-  pending.hardware = std::move(hardware);
-  pending.done = std::move(done);
-  std::lock_guard lock(mutex_);
-  queue_.push_back(std::move(pending));
-  wake_.notify_one();
+  saveNodeBlob(Pending::Kind::Hardware, node, std::move(hardware), std::move(done));
 }
 
 void JobStore::saveNodeDrains(const std::string& node, const drain::DrainedTres& drains, Callback done) {
-  Pending pending;
-  pending.kind = Pending::Kind::Drains;
-  pending.node.name = node;
-  pending.hardware = drain::toStoredJson(drains);
-  pending.done = std::move(done);
-  std::lock_guard lock(mutex_);
-  queue_.push_back(std::move(pending));
-  wake_.notify_one();
+  saveNodeBlob(Pending::Kind::Drains, node, drain::toStoredJson(drains), std::move(done));
 }
 
 void JobStore::flush() {

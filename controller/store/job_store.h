@@ -121,6 +121,8 @@ class JobStore {
     Callback done;
   };
 
+  void enqueue(Pending pending);
+  void saveNodeBlob(Pending::Kind kind, const std::string& node, std::string blob, Callback done);
   void writerLoop();
   Status writeBatch(std::deque<Pending>& batch);
   Status check() const;

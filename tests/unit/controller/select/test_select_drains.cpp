@@ -3,6 +3,8 @@
 // row builds its own small cluster. Shapes and numbers are our own.
 #include <catch2/catch.hpp>
 
+#include "tests/unit/controller/select/rule_rows.h"
+
 #include <functional>
 
 #include "select_builders.h"
@@ -94,16 +96,8 @@ bool touches(const std::vector<int>& cpus, const std::vector<int>& drained) {
 
 using Counts = std::vector<std::pair<std::string, uint64_t>>;
 
-struct Row {
-  const char* rule;
-  std::function<void()> check;
-};
-
-void runRows(const std::vector<Row>& rows) {
-  for (const auto& row : rows) {
-    SECTION(row.rule) { row.check(); }
-  }
-}
+using select_test::Row;
+using select_test::runRows;
 
 }  // namespace
 

@@ -3,6 +3,8 @@
 // row builds its own small cluster and plays a few jobs against it.
 #include <catch2/catch.hpp>
 
+#include "tests/unit/controller/select/rule_rows.h"
+
 #include <functional>
 
 #include "select_builders.h"
@@ -56,16 +58,8 @@ bool overlap(const std::vector<int>& a, const std::vector<int>& b) {
   return std::any_of(a.begin(), a.end(), [&](int c) { return std::find(b.begin(), b.end(), c) != b.end(); });
 }
 
-struct Row {
-  const char* rule;
-  std::function<void()> check;
-};
-
-void runRows(const std::vector<Row>& rows) {
-  for (const auto& row : rows) {
-    SECTION(row.rule) { row.check(); }
-  }
-}
+using select_test::Row;
+using select_test::runRows;
 
 }  // namespace
 
