@@ -31,11 +31,13 @@ void checkRows(const std::vector<Row>& rows) {
 
 // A GPU with both usage TRES tracked.
 GpuUsageInputs gpu(GpuVendor vendor, AutoDetect autoDetect, AutoDetect firstDetector = AutoDetect::Off) {
-  return {.vendor = vendor,
-          .autoDetect = autoDetect,
-          .firstDetector = firstDetector,
-          .tracksGpuMem = true,
-          .tracksGpuUtil = true};
+  GpuUsageInputs in;
+  in.vendor = vendor;
+  in.autoDetect = autoDetect;
+  in.firstDetector = firstDetector;
+  in.tracksGpuMem = true;
+  in.tracksGpuUtil = true;
+  return in;
 }
 
 GpuUsageInputs mig(GpuUsageInputs in) {

@@ -16,7 +16,12 @@ TrackedTres trackedFrom(const std::vector<std::string>& configured) {
 }
 
 TaskUsageSample task(std::string node, uint32_t rank, uint64_t cpuSeconds, uint64_t memBytes) {
-  return {.node = std::move(node), .task = rank, .cpuSeconds = cpuSeconds, .memBytes = memBytes};
+  TaskUsageSample sample;
+  sample.node = std::move(node);
+  sample.task = rank;
+  sample.cpuSeconds = cpuSeconds;
+  sample.memBytes = memBytes;
+  return sample;
 }
 
 }  // namespace
