@@ -28,7 +28,7 @@ UsageReader vendorReader(const GpuUsageInputs& gpu) {
 GpuUsageSource gpuUsageSourceFor(const GpuUsageInputs& gpu) {
   // NVML reports no usage for MIG instances, and their shared dmem region
   // cannot be attributed to one instance.
-  if (gpu.isMig) return {};
+  if (gpu.isMig || gpu.disableGpuAcct) return {};
   UsageReader vendor = vendorReader(gpu);
   GpuUsageSource source;
   if (gpu.tracksGpuMem) source.gpuMem = gpu.dmemEnforced ? UsageReader::KernelDmem : vendor;

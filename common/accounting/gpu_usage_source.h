@@ -31,6 +31,7 @@ struct GpuUsageInputs {
   bool dmemEnforced = false;  // shard device memory enforced on this device
   bool tracksGpuMem = false;   // gres/gpumem tracked (TrackedTres)
   bool tracksGpuUtil = false;  // gres/gpuutil tracked
+  bool disableGpuAcct = false;  // JobAcctGatherParams=DisableGPUAcct
 };
 
 struct GpuUsageSource {
@@ -45,7 +46,8 @@ struct GpuUsageSource {
 UsageReader usagePluginFor(config::AutoDetect autoDetect, config::AutoDetect firstDetector);
 
 // Where this GPU's gres/gpumem and gres/gpuutil come from. An untracked TRES
-// has no reader. A MIG instance has none, even if marked dmem enforced (MIG
+// has no reader, and DisableGPUAcct turns every reader off (the kernel's
+// too: the administrator asked for no GPU usage accounting). A MIG instance has none, even if marked dmem enforced (MIG
 // instances are never enforced). A dmem-enforced device takes gpumem from
 // the kernel and gpuutil from its vendor's library when that library is the
 // selected plugin. Otherwise both come from the selected plugin when it is

@@ -117,6 +117,18 @@ TEST_CASE("an untracked usage TRES has no source", "[accounting][gpu_source]") {
   });
 }
 
+TEST_CASE("DisableGPUAcct turns every GPU usage reader off", "[accounting][gpu_source]") {
+  auto disabled = [](GpuUsageInputs in) {
+    in.disableGpuAcct = true;
+    return in;
+  };
+  checkRows({
+      {"no NVML usage", disabled(gpu(GpuVendor::Nvidia, AutoDetect::Nvml)), kNone, kNone},
+      {"no RSMI usage under full", disabled(gpu(GpuVendor::Amd, AutoDetect::Full, AutoDetect::Rsmi)), kNone, kNone},
+      {"no kernel dmem usage either", disabled(dmem(gpu(GpuVendor::Intel, AutoDetect::OneApi))), kNone, kNone},
+  });
+}
+
 TEST_CASE("the usage plugin is the one AutoDetect selects", "[accounting][gpu_source]") {
   CHECK(usagePluginFor(AutoDetect::Nvml, AutoDetect::Rsmi) == kNvml);  // firstDetector only counts under full
   CHECK(usagePluginFor(AutoDetect::Rsmi, AutoDetect::Off) == kRsmi);
