@@ -4,7 +4,8 @@
 // filter. The rules, as in sacct:
 //
 // - Jobs are selected by their job record (stepId ""); a selected job's
-//   steps come with it unless allocationsOnly (-X).
+//   steps come with it unless allocationsOnly (-X). A step whose job
+//   record was never written is found by no query.
 // - ids (-j): JobSelector{id} selects the job and its steps; {id, step}
 //   selects only that step (under allocationsOnly, its job).
 // - window (-S/-E) without states: the job was eligible, or running, at some

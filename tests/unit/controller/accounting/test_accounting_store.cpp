@@ -79,21 +79,25 @@ std::string fileBytes(const std::string& path) {
 TEST_CASE("every field of a job record comes back as it was written, after reopening") {
   auto path = freshDatabase("fields.db");
   JobRecord written = fullRecord();
+  // A step is found through its job's record.
+  JobRecord job = written;
+  job.stepId = "";
   JobRecord unlimited = jobRecord({.id = 9002});  // no time limit, not cancelled
   {
     AccountingStore store;
     REQUIRE(store.open(path).ok());
-    REQUIRE(store.appendJobs({written, unlimited}).ok());
+    REQUIRE(store.appendJobs({written, job, unlimited}).ok());
     store.flush();
   }
   AccountingStore reopened;
   REQUIRE(reopened.open(path).ok());
   auto jobs = allJobs(reopened);
-  REQUIRE(jobs.size() == 2);
-  CHECK(jobs[0] == written);
-  CHECK(jobs[1] == unlimited);
-  CHECK_FALSE(jobs[1].timeLimitMinutes.has_value());
-  CHECK_FALSE(jobs[1].cancelledByUid.has_value());
+  REQUIRE(jobs.size() == 3);
+  CHECK(jobs[0] == job);
+  CHECK(jobs[1] == written);
+  CHECK(jobs[2] == unlimited);
+  CHECK_FALSE(jobs[2].timeLimitMinutes.has_value());
+  CHECK_FALSE(jobs[2].cancelledByUid.has_value());
 }
 
 TEST_CASE("the callback runs once the records are durable, one transaction for many calls") {
