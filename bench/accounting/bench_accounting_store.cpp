@@ -132,7 +132,9 @@ int main(int argc, char** argv) {
 
   // sacct -u <user> -S <start of the month>: a window from the month's
   // start to now.
-  JobQuery query{.uids = {kFirstUid + 7}, .window = TimeWindow{.start = kNow - kMonth, .end = kNow}};
+  JobQuery query;
+  query.uids = {kFirstUid + 7};
+  query.window = TimeWindow{.start = kNow - kMonth, .end = kNow};
   std::vector<double> times;
   size_t rows = 0;
   for (int run = 0; run < 21; ++run) {
