@@ -302,3 +302,24 @@ TEST_CASE("the database and its -wal and -shm files are mode 0600, whatever the 
     CHECK((info.st_mode & 0777) == 0600);
   }
 }
+
+TEST_CASE("queries read while the writer writes, and see whole transactions only") {
+  AccountingStore store;
+  REQUIRE(store.open(freshDatabase("concurrent.db")).ok());
+  constexpr uint64_t kBatch = 500;
+  for (uint64_t batch = 0; batch < 20; ++batch) {
+    std::vector<JobRecord> records;
+    for (uint64_t i = 1; i <= kBatch; ++i) records.push_back(jobRecord({.id = batch * kBatch + i}));
+    REQUIRE(store.appendJobs(std::move(records)).ok());
+  }
+  size_t previous = 0;
+  for (int read = 0; read < 50; ++read) {
+    auto found = store.jobs({.allocationsOnly = true});
+    REQUIRE(found.ok());
+    CHECK(found->size() % kBatch == 0);
+    CHECK(found->size() >= previous);
+    previous = found->size();
+  }
+  store.flush();
+  CHECK(allJobs(store).size() == 20 * kBatch);
+}
