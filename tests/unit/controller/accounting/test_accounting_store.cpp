@@ -1,0 +1,325 @@
+// AccountingStore on real SQLite files: durability, idempotent writes,
+// refused input, damaged files, file modes.
+#include <catch2/catch.hpp>
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <fstream>
+#include <iterator>
+
+#include "controller/accounting/accounting_store.h"
+#include "tests/unit/controller/accounting/accounting_fixtures.h"
+
+using namespace gantry::accounting;
+using namespace gantry::accounting::testing;
+
+namespace {
+
+std::vector<JobRecord> allJobs(const AccountingStore& store) {
+  auto found = store.jobs({});
+  REQUIRE(found.ok());
+  return *found;
+}
+
+std::vector<NodeEvent> allEvents(const AccountingStore& store) {
+  auto found = store.events({});
+  REQUIRE(found.ok());
+  return *found;
+}
+
+// Every field set, and to values unlike its neighbours', so a column read
+// into the wrong field shows.
+JobRecord fullRecord() {
+  JobRecord r = jobRecord({.cluster = "west", .id = 9001, .step = "3", .uid = 4100, .account = "astro",
+                           .submit = kT0 + 1, .eligible = kT0 + 2, .start = kT0 + 3, .end = kT0 + 4,
+                           .state = "CANCELLED"});
+  r.name = "sweep";
+  r.user = "ada";
+  r.group = "stars";
+  r.gid = 4200;
+  r.partition = "h200";
+  r.timeLimitMinutes = 90;
+  r.cancelledByUid = 4100;
+  r.exitCode = {.code = 3, .signal = 0};
+  r.derivedExitCode = {.code = 0, .signal = 9};
+  r.nodeCount = 2;
+  r.nodeList = "gx[01-02]";
+  r.allocCpus = 48;
+  r.reqTres = "billing=48,cpu=48,gres/gpu=6,mem=96G,node=2";
+  r.allocTres = "billing=48,cpu=48,gres/gpu:h200=6,gres/gpu=6,mem=96G,node=2";
+  r.usageIn = {.min = "cpu=00:01:05,gres/gpumem=1024M,gres/gpuutil=40,mem=1000K",
+               .minNode = "cpu=gx01,gres/gpumem=gx02,gres/gpuutil=gx01,mem=gx02",
+               .minTask = "cpu=0,gres/gpumem=5,gres/gpuutil=1,mem=4",
+               .max = "cpu=00:02:10,gres/gpumem=2048M,gres/gpuutil=90,mem=2000K",
+               .maxNode = "cpu=gx02,gres/gpumem=gx01,gres/gpuutil=gx02,mem=gx01",
+               .maxTask = "cpu=3,gres/gpumem=0,gres/gpuutil=2,mem=1",
+               .ave = "cpu=00:01:30,gres/gpumem=1536M,gres/gpuutil=65,mem=1500K",
+               .tot = "cpu=00:09:00,gres/gpumem=9216M,gres/gpuutil=390,mem=9000K"};
+  r.reason = "None";
+  r.workDir = "/home/ada/sweep";
+  r.comment = "lr=3e-4";
+  return r;
+}
+
+NodeEvent event(std::string node, int64_t start, int64_t end, std::string reason = "xid 79") {
+  return NodeEvent{.cluster = "north", .node = std::move(node), .startTime = start, .endTime = end,
+                   .state = "DRAIN", .reason = std::move(reason), .user = "root",
+                   .tres = "cpu=96,mem=1000000M,gres/gpu=4", .tresReference = "gres/gpu=1"};
+}
+
+std::string fileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST_CASE("every field of a job record comes back as it was written, after reopening") {
+  auto path = freshDatabase("fields.db");
+  JobRecord written = fullRecord();
+  // A step is found through its job's record.
+  JobRecord job = written;
+  job.stepId = "";
+  JobRecord unlimited = jobRecord({.id = 9002});  // no time limit, not cancelled
+  {
+    AccountingStore store;
+    REQUIRE(store.open(path).ok());
+    REQUIRE(store.appendJobs({written, job, unlimited}).ok());
+    store.flush();
+  }
+  AccountingStore reopened;
+  REQUIRE(reopened.open(path).ok());
+  auto jobs = allJobs(reopened);
+  REQUIRE(jobs.size() == 3);
+  CHECK(jobs[0] == job);
+  CHECK(jobs[1] == written);
+  CHECK(jobs[2] == unlimited);
+  CHECK_FALSE(jobs[2].timeLimitMinutes.has_value());
+  CHECK_FALSE(jobs[2].cancelledByUid.has_value());
+}
+
+TEST_CASE("the callback runs once the records are durable, one transaction for many calls") {
+  auto path = freshDatabase("callbacks.db");
+  std::atomic<int> durable{0};
+  {
+    AccountingStore store;
+    REQUIRE(store.open(path).ok());
+    for (uint64_t id = 1; id <= 200; ++id) {
+      REQUIRE(store
+                  .appendJobs({jobRecord({.id = id})},
+                              [&](const gantry::Status& status) {
+                                CHECK(status.ok());
+                                ++durable;
+                              })
+                  .ok());
+    }
+    store.flush();
+    CHECK(durable == 200);
+    CHECK(store.transactions() < 200);
+  }
+  AccountingStore reopened;
+  REQUIRE(reopened.open(path).ok());
+  CHECK(allJobs(reopened).size() == 200);
+}
+
+TEST_CASE("idempotent writes: a record delivered twice is stored once") {
+  AccountingStore store;
+  REQUIRE(store.open(freshDatabase("twice.db")).ok());
+  JobRecord record = jobRecord({.id = 55, .start = kT0 + 5, .state = "RUNNING"});
+  JobRecord step = jobRecord({.id = 55, .step = "batch", .start = kT0 + 5, .state = "RUNNING"});
+  REQUIRE(store.appendJobs({record, step, record}).ok());  // twice in one transaction
+  store.flush();
+  REQUIRE(store.appendJobs({step, record}).ok());  // and again in another
+  store.flush();
+  CHECK(labels(allJobs(store)) == std::vector<std::string>{"55", "55.batch"});
+}
+
+TEST_CASE("idempotent writes: a later version of a record replaces the earlier") {
+  AccountingStore store;
+  REQUIRE(store.open(freshDatabase("later.db")).ok());
+  JobRecord atStart = jobRecord({.id = 56, .start = kT0 + 5, .state = "RUNNING"});
+  JobRecord atEnd = jobRecord({.id = 56, .start = kT0 + 5, .end = kT0 + 65, .state = "FAILED"});
+  atEnd.exitCode = {.code = 2, .signal = 0};
+  atEnd.usageIn.tot = "cpu=00:01:00,mem=2048K";
+  REQUIRE(store.appendJobs({atStart}).ok());
+  store.flush();
+  REQUIRE(store.appendJobs({atEnd}).ok());
+  store.flush();
+  auto jobs = allJobs(store);
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0] == atEnd);
+}
+
+TEST_CASE("idempotent writes: a late duplicate of an earlier version changes nothing") {
+  AccountingStore store;
+  REQUIRE(store.open(freshDatabase("late.db")).ok());
+  JobRecord pending = jobRecord({.id = 57, .state = "PENDING"});
+  JobRecord running = jobRecord({.id = 57, .start = kT0 + 5, .state = "RUNNING"});
+  JobRecord ended = jobRecord({.id = 57, .start = kT0 + 5, .end = kT0 + 9, .state = "COMPLETED"});
+  SECTION("running after ended") {
+    REQUIRE(store.appendJobs({pending, running, ended, running}).ok());
+    store.flush();
+    CHECK(allJobs(store) == std::vector<JobRecord>{ended});
+  }
+  SECTION("pending after running") {
+    REQUIRE(store.appendJobs({running}).ok());
+    store.flush();
+    REQUIRE(store.appendJobs({pending}).ok());
+    store.flush();
+    CHECK(allJobs(store) == std::vector<JobRecord>{running});
+  }
+}
+
+TEST_CASE("a requeued job, with a new submit time, keeps a record per run") {
+  AccountingStore store;
+  REQUIRE(store.open(freshDatabase("requeue.db")).ok());
+  JobRecord first = jobRecord({.id = 58, .submit = kT0, .start = kT0 + 5, .end = kT0 + 7, .state = "REQUEUED"});
+  JobRecord second = jobRecord({.id = 58, .submit = kT0 + 8, .eligible = kT0 + 8, .state = "PENDING"});
+  REQUIRE(store.appendJobs({first, second}).ok());
+  store.flush();
+  CHECK(allJobs(store) == std::vector<JobRecord>{first, second});
+}
+
+TEST_CASE("idempotent events: closing replaces the open event; a late open duplicate does not reopen it") {
+  AccountingStore store;
+  REQUIRE(store.open(freshDatabase("events.db")).ok());
+  NodeEvent open = event("rack2-3", kT0, 0);
+  NodeEvent closed = event("rack2-3", kT0, kT0 + 600);
+  REQUIRE(store.appendEvents({open, open}).ok());
+  store.flush();
+  CHECK(allEvents(store) == std::vector<NodeEvent>{open});
+  REQUIRE(store.appendEvents({closed}).ok());
+  store.flush();
+  CHECK(allEvents(store) == std::vector<NodeEvent>{closed});
+  REQUIRE(store.appendEvents({open}).ok());
+  store.flush();
+  CHECK(allEvents(store) == std::vector<NodeEvent>{closed});
+  // Another state from the same moment is another event.
+  NodeEvent down = open;
+  down.state = "DOWN";
+  REQUIRE(store.appendEvents({down}).ok());
+  store.flush();
+  CHECK(allEvents(store).size() == 2);
+}
+
+TEST_CASE("a call with a record that breaks a rule is refused whole, naming the record") {
+  AccountingStore store;
+  REQUIRE(store.open(freshDatabase("refused.db")).ok());
+  bool called = false;
+  auto status = store.appendJobs({jobRecord({.id = 60}), jobRecord({.id = 61, .step = "epilog"})},
+                                 [&](const gantry::Status&) { called = true; });
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.errorCode() == gantry::ErrorCode::Invalid);
+  CHECK_THAT(status.error(), Catch::Contains("job record 61.epilog"));
+  auto badEvent = store.appendEvents({event("", kT0, 0)});
+  REQUIRE_FALSE(badEvent.ok());
+  CHECK_THAT(badEvent.error(), Catch::Contains("no node name"));
+  store.flush();
+  CHECK_FALSE(called);
+  CHECK(allJobs(store).empty());
+  CHECK(allEvents(store).empty());
+}
+
+TEST_CASE("appending to a store that is not open is refused") {
+  AccountingStore store;
+  auto status = store.appendJobs({jobRecord({.id = 62})});
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.errorCode() == gantry::ErrorCode::Internal);
+  CHECK_THAT(status.error(), Catch::Contains("not open"));
+}
+
+TEST_CASE("a file that is not a database is refused at open, naming the file, and left as it was") {
+  auto path = freshDatabase("not-a-db.db");
+  std::string garbage(8192, 'q');
+  std::ofstream(path, std::ios::binary) << garbage;
+  AccountingStore store;
+  auto status = store.open(path);
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.errorCode() == gantry::ErrorCode::Internal);
+  CHECK_THAT(status.error(), Catch::Contains("accounting database " + path + " is damaged"));
+  CHECK(fileBytes(path) == garbage);
+}
+
+TEST_CASE("a database with a damaged page is refused at open, naming the file") {
+  auto path = freshDatabase("damaged.db");
+  {
+    AccountingStore store;
+    REQUIRE(store.open(path).ok());
+    std::vector<JobRecord> records;
+    for (uint64_t id = 1; id <= 2000; ++id) records.push_back(jobRecord({.id = id}));
+    REQUIRE(store.appendJobs(std::move(records)).ok());
+    store.flush();
+  }
+  // Overwrite pages in the middle of the file (not the header page).
+  auto size = std::filesystem::file_size(path);
+  REQUIRE(size > 16 * 4096);
+  {
+    std::fstream file(path, std::ios::binary | std::ios::in | std::ios::out);
+    file.seekp(static_cast<std::streamoff>(size / 2));
+    std::string noise(3 * 4096, '\x5a');
+    file.write(noise.data(), static_cast<std::streamsize>(noise.size()));
+  }
+  auto before = fileBytes(path);
+  AccountingStore store;
+  auto status = store.open(path);
+  REQUIRE_FALSE(status.ok());
+  CHECK_THAT(status.error(), Catch::Contains("accounting database " + path + " is damaged"));
+  CHECK(fileBytes(path) == before);
+}
+
+TEST_CASE("a database of a newer schema version is refused at open, naming the file") {
+  auto path = freshDatabase("newer.db");
+  {
+    AccountingStore store;
+    REQUIRE(store.open(path).ok());
+  }
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "UPDATE meta SET value = 1000 WHERE key = 'schema_version'", nullptr, nullptr,
+                       nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  AccountingStore store;
+  auto status = store.open(path);
+  REQUIRE_FALSE(status.ok());
+  CHECK_THAT(status.error(), Catch::Contains("accounting database " + path + " has schema version 1000"));
+}
+
+TEST_CASE("the database and its -wal and -shm files are mode 0600, whatever the umask") {
+  auto path = freshDatabase("modes.db");
+  mode_t previous = ::umask(0);
+  AccountingStore store;
+  auto status = store.open(path);
+  ::umask(previous);
+  REQUIRE(status.ok());
+  REQUIRE(store.appendJobs({jobRecord({.id = 70})}).ok());
+  store.flush();
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    struct stat info {};
+    INFO(path + suffix);
+    REQUIRE(::stat((path + suffix).c_str(), &info) == 0);
+    CHECK((info.st_mode & 0777) == 0600);
+  }
+}
+
+TEST_CASE("queries read while the writer writes, and see whole transactions only") {
+  AccountingStore store;
+  REQUIRE(store.open(freshDatabase("concurrent.db")).ok());
+  constexpr uint64_t kBatch = 500;
+  for (uint64_t batch = 0; batch < 20; ++batch) {
+    std::vector<JobRecord> records;
+    for (uint64_t i = 1; i <= kBatch; ++i) records.push_back(jobRecord({.id = batch * kBatch + i}));
+    REQUIRE(store.appendJobs(std::move(records)).ok());
+  }
+  size_t previous = 0;
+  for (int read = 0; read < 50; ++read) {
+    auto found = store.jobs({.allocationsOnly = true});
+    REQUIRE(found.ok());
+    CHECK(found->size() % kBatch == 0);
+    CHECK(found->size() >= previous);
+    previous = found->size();
+  }
+  store.flush();
+  CHECK(allJobs(store).size() == 20 * kBatch);
+}
