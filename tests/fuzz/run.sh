@@ -12,6 +12,9 @@ set -euo pipefail
 seconds="${1:-30}"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$repo/build-fuzz"
+# As scripts/build.sh does: ccache shares the instrumented objects between
+# checkouts in different folders (a CI clone reuses what an earlier one built).
+export CCACHE_BASEDIR="$repo" CCACHE_NOHASHDIR=1
 work="$build/corpus"
 
 cmake -S "$repo/tests/fuzz" -B "$build" -G Ninja \
