@@ -140,12 +140,26 @@ struct GantryConf {
 
   std::vector<std::string> taskPlugins;  // TaskPlugin, in order
   std::string proctrackType = "proctrack/cgroup";
-  std::string jobAcctGatherType = "jobacct_gather/none";
+  std::string jobAcctGatherType = "jobacct_gather/none";  // none, linux or cgroup
   std::string jobAcctGatherFrequency;
+  // JobAcctGatherFrequency's task=N (or a bare N): seconds between usage
+  // samples of a step; 0 samples only at the step's end.
+  int jobAcctGatherTaskSec = 30;
   std::vector<std::string> jobAcctGatherParams;
   bool disableGpuAcct = false;  // JobAcctGatherParams=DisableGPUAcct
-  std::vector<std::string> accountingStorageTres;
+  std::vector<std::string> accountingStorageTres;  // checked by accounting::trackedTresFrom
   std::string accountingStorageType = "accounting_storage/none";
+  // Where accounting keeps its records (docs/accounting.md).
+  // accounting_storage/slurmdbd, which a Slurm site's file names, is our
+  // own SQLite store: Gantry has no separate database daemon.
+  struct AccountingStorage {
+    enum class Backend { None, Sqlite, Postgresql } backend = Backend::None;
+    std::string loc;   // AccountingStorageLoc: SQLite file, or PostgreSQL database
+    std::string host;  // AccountingStorageHost (PostgreSQL)
+    int port = 0;      // AccountingStoragePort; 0: the backend's default
+    std::string user, pass;
+  } accounting;
+  bool accountingEnabled() const { return accounting.backend != AccountingStorage::Backend::None; }
   std::string acctGatherEnergyType = "acct_gather_energy/none";
 
   // Memory defaults and limits in MB; 0 = not set.

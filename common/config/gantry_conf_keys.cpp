@@ -343,11 +343,16 @@ const std::unordered_map<std::string, Apply>& keyTable() {
        [](KeyContext& c) {
          setOneOf(c, c.conf.proctrackType, {"proctrack/cgroup", "proctrack/linuxproc", "proctrack/pgid"});
        }},
-      {"jobacctgathertype", [](KeyContext& c) { setString(c, c.conf.jobAcctGatherType); }},
-      {"jobacctgatherfrequency", [](KeyContext& c) { setString(c, c.conf.jobAcctGatherFrequency); }},
+      {"jobacctgathertype", setJobAcctGatherType},
+      {"jobacctgatherfrequency", setJobAcctGatherFrequency},
       {"jobacctgatherparams", setJobAcctGatherParams},
-      {"accountingstoragetres", [](KeyContext& c) { setList(c, c.conf.accountingStorageTres); }},
-      {"accountingstoragetype", [](KeyContext& c) { setString(c, c.conf.accountingStorageType); }},
+      {"accountingstoragetres", setAccountingStorageTres},
+      {"accountingstoragetype", setAccountingStorageType},
+      {"accountingstorageloc", [](KeyContext& c) { setString(c, c.conf.accounting.loc); }},
+      {"accountingstoragehost", [](KeyContext& c) { setString(c, c.conf.accounting.host); }},
+      {"accountingstorageport", setAccountingStoragePort},
+      {"accountingstorageuser", [](KeyContext& c) { setString(c, c.conf.accounting.user); }},
+      {"accountingstoragepass", [](KeyContext& c) { setString(c, c.conf.accounting.pass); }},
       {"acctgatherenergytype", [](KeyContext& c) { setString(c, c.conf.acctGatherEnergyType); }},
       {"defmempercpu", [](KeyContext& c) { setSizeMb(c, c.conf.defMemPerCpuMb); }},
       {"defmempertask", [](KeyContext& c) { setSizeMb(c, c.conf.defMemPerTaskMb); }},
@@ -377,8 +382,7 @@ bool applyGlobalKey(KeyContext& context) {
 
 bool isIgnoredGlobalKey(std::string_view lowerKey) {
   static const std::unordered_set<std::string_view> kIgnored = {
-      "accountingstorageenforce", "accountingstoragehost", "accountingstoragepass", "accountingstorageport",
-      "accountingstorageuser", "acctgathernodefreq", "authalttypes", "backupaddr", "burstbuffertype",
+      "accountingstorageenforce", "acctgathernodefreq", "authalttypes", "backupaddr", "burstbuffertype",
       "communicationparameters", "completewait", "corespecplugin", "cpufreqdef", "credtype", "enforcepartlimits",
       "epilogmsgtime", "firstjobid", "groupupdateforce", "healthcheckinterval", "healthcheckprogram",
       "inactivelimit", "jobcomphost", "jobcomploc", "jobcomppass", "jobcomptype", "jobcompuser",

@@ -30,6 +30,13 @@ struct KeyContext {
 // knows (the caller warns).
 bool applyGlobalKey(KeyContext& context);
 
+// The accounting keys (accounting_keys.cpp).
+void setAccountingStorageType(KeyContext& c);
+void setAccountingStorageTres(KeyContext& c);
+void setAccountingStoragePort(KeyContext& c);
+void setJobAcctGatherType(KeyContext& c);
+void setJobAcctGatherFrequency(KeyContext& c);
+
 // Keys taken from existing slurm.conf files that gantry accepts without
 // acting on them; listed in docs/configuration.md.
 bool isIgnoredGlobalKey(std::string_view lowerKey);

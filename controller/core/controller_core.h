@@ -35,6 +35,10 @@
 #include "controller/switch/switch_lifecycle.h"
 #include "gantry/v1/controller.pb.h"
 
+namespace gantry::accounting {
+class AccountingStore;
+}  // namespace gantry::accounting
+
 namespace gantry::core {
 
 struct CoreOptions {
@@ -62,6 +66,9 @@ struct CoreOptions {
   // where accounting opens and closes its node event for a drained tracked
   // TRES. Must not block. Null: nothing is told.
   std::function<void(const std::string& node, const drain::DrainedTres& drained)> drainedTresChanged;
+  // AccountingStorageType: where job, step and node event records go, by
+  // way of the state store's accounting journal. Null: accounting is off.
+  accounting::AccountingStore* accounting = nullptr;
 };
 
 template <typename T>

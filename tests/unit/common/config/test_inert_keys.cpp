@@ -52,7 +52,7 @@ TEST_CASE("inert keys: a configuration with several gives exactly their notes, w
       "SchedulerType=sched/backfill\n"
       "SlurmctldParameters=switch_timeout=60,drain_absent_gres,idle_on_node_suspend\n"
       "DebugFlags=SelectType,Gres\n"
-      "AccountingStorageType=accounting_storage/slurmdbd\n"
+      "AccountingStorageEnforce=associations\n"
       "GresTypes=gpu\n"
       "NodeName=n[1-2] CPUs=4 Gres=gpu:2 MaxDrainedTres=gres/gpu:1\n"
       "PartitionName=p Nodes=n[1-2] PriorityTier=2 OverSubscribe=EXCLUSIVE MaxTime=60\n"
@@ -67,7 +67,7 @@ TEST_CASE("inert keys: a configuration with several gives exactly their notes, w
             "idle_on_node_suspend is accepted but not yet acted on (other controller parameters)",
             "gantry.conf:4: DebugFlags=SelectType,Gres: Gres is accepted but not yet acted on (debug flags other "
             "than SelectType)",
-            "gantry.conf:5: AccountingStorageType=accounting_storage/slurmdbd is accepted but not yet acted on "
+            "gantry.conf:5: AccountingStorageEnforce=associations is accepted but not yet acted on "
             "(accounting storage)",
             "gantry.conf:8: PriorityTier=2 is accepted but not yet acted on (partition priority tiers)",
         });
