@@ -13,6 +13,7 @@ packages=(
   libyaml-cpp-dev libspdlog-dev libfmt-dev catch2
   liblua5.4-dev lua5.4
   libsqlite3-dev sqlite3
+  libpqxx-dev postgresql
   libmunge-dev munge
   libcli11-dev nlohmann-json3-dev
   libbpf-dev

@@ -1,12 +1,16 @@
-// Measures the accounting store (controller/accounting):
+// Measures the accounting store (controller/accounting), on each backend:
+// SQLite in a temporary folder, PostgreSQL on a throwaway server (fsync on)
+// started by the tests' helper (tests/unit/controller/accounting/
+// postgres_server.h).
 //   1. ingest: N job records appended in batches, records/s until durable
 //      (target >= 10,000/s);
 //   2. query: one user's jobs since the start of a month, over a database
 //      of many jobs spread over three months (target <= 50 ms with
 //      1,000,000 jobs: run with --full).
-// The database lives in a temporary folder and is removed at the end.
+// The databases are removed at the end.
 //
 //   bench_accounting_store [--ingest N] [--batch B] [--jobs M] [--full]
+//                          [--backend sqlite|postgresql|both]
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -14,10 +18,13 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <random>
 #include <vector>
 
-#include "controller/accounting/accounting_store.h"
+#include "controller/accounting/accounting_open.h"
+#include "tests/unit/controller/accounting/postgres_server.h"
 
 using namespace gantry::accounting;
 using Clock = std::chrono::steady_clock;
@@ -88,46 +95,33 @@ double ingest(AccountingStore& store, uint64_t firstId, uint64_t count, uint64_t
   return static_cast<double>(count) / secondsSince(start);
 }
 
-}  // namespace
+// Opens a fresh store named `name` on the backend being measured.
+using Opener = std::function<gantry::Result<std::unique_ptr<AccountingStore>>(const std::string& name)>;
 
-int main(int argc, char** argv) {
-  CLI::App app{"accounting store benchmark"};
-  uint64_t ingestCount = 50'000;
-  uint64_t batch = 1'000;
-  uint64_t jobs = 100'000;
-  bool full = false;
-  app.add_option("--ingest", ingestCount, "records for the ingest measurement");
-  app.add_option("--batch", batch, "records per append call");
-  app.add_option("--jobs", jobs, "jobs in the database the query runs over");
-  app.add_flag("--full", full, "the query over 1,000,000 jobs");
-  CLI11_PARSE(app, argc, argv);
-  if (full) jobs = 1'000'000;
-
-  auto dir = std::filesystem::temp_directory_path() / ("gantry-bench-accounting-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+int measure(const char* backend, const Opener& open, uint64_t ingestCount, uint64_t batch, uint64_t jobs) {
   std::mt19937_64 random(42);
-
   for (bool awaitEach : {false, true}) {
-    AccountingStore store;
-    std::string name = awaitEach ? "ingest-awaited.db" : "ingest-queued.db";
-    if (auto status = store.open((dir / name).string()); !status) {
-      std::fprintf(stderr, "%s\n", status.error().c_str());
+    auto store = open(awaitEach ? "ingest_awaited" : "ingest_queued");
+    if (!store) {
+      std::fprintf(stderr, "%s\n", store.error().c_str());
       return 1;
     }
-    double rate = ingest(store, 1, ingestCount, batch, random, awaitEach);
-    std::printf("ingest (%s): %llu records in batches of %llu: %.0f records/s (%llu transactions)\n",
+    double rate = ingest(**store, 1, ingestCount, batch, random, awaitEach);
+    std::printf("%s ingest (%s): %llu records in batches of %llu: %.0f records/s (%llu transactions)\n", backend,
                 awaitEach ? "each batch awaited" : "batches queued", static_cast<unsigned long long>(ingestCount),
-                static_cast<unsigned long long>(batch), rate, static_cast<unsigned long long>(store.transactions()));
+                static_cast<unsigned long long>(batch), rate,
+                static_cast<unsigned long long>((*store)->transactions()));
   }
 
-  AccountingStore store;
-  if (auto status = store.open((dir / "query.db").string()); !status) {
-    std::fprintf(stderr, "%s\n", status.error().c_str());
+  auto opened = open("query");
+  if (!opened) {
+    std::fprintf(stderr, "%s\n", opened.error().c_str());
     return 1;
   }
+  AccountingStore& store = **opened;
   auto building = Clock::now();
   double buildRate = ingest(store, 1, jobs, 10'000, random);
-  std::printf("database: %llu jobs written in %.1f s (%.0f records/s in batches of 10000)\n",
+  std::printf("%s database: %llu jobs written in %.1f s (%.0f records/s in batches of 10000)\n", backend,
               static_cast<unsigned long long>(jobs), secondsSince(building), buildRate);
 
   // sacct -u <user> -S <start of the month>: a window from the month's
@@ -148,9 +142,49 @@ int main(int argc, char** argv) {
     rows = found->size();
   }
   std::sort(times.begin(), times.end());
-  std::printf("query: user since the month's start over %llu jobs: %zu records, median %.1f ms, best %.1f ms\n",
-              static_cast<unsigned long long>(jobs), rows, times[times.size() / 2], times.front());
-  store.close();
-  std::filesystem::remove_all(dir);
+  std::printf("%s query: user since the month's start over %llu jobs: %zu records, median %.1f ms, best %.1f ms\n",
+              backend, static_cast<unsigned long long>(jobs), rows, times[times.size() / 2], times.front());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"accounting store benchmark"};
+  uint64_t ingestCount = 50'000;
+  uint64_t batch = 1'000;
+  uint64_t jobs = 100'000;
+  bool full = false;
+  std::string backend = "both";
+  app.add_option("--ingest", ingestCount, "records for the ingest measurement");
+  app.add_option("--batch", batch, "records per append call");
+  app.add_option("--jobs", jobs, "jobs in the database the query runs over");
+  app.add_flag("--full", full, "the query over 1,000,000 jobs");
+  app.add_option("--backend", backend, "sqlite, postgresql or both")
+      ->check(CLI::IsMember({"sqlite", "postgresql", "both"}));
+  CLI11_PARSE(app, argc, argv);
+  if (full) jobs = 1'000'000;
+
+  int failed = 0;
+  if (backend != "postgresql") {
+    auto dir = std::filesystem::temp_directory_path() / ("gantry-bench-accounting-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    failed |= measure("sqlite", [&](const std::string& name) {
+      return openAccountingStore({.backend = AccountingConnection::Backend::Sqlite,
+                                  .path = (dir / (name + ".db")).string()});
+    }, ingestCount, batch, jobs);
+    std::filesystem::remove_all(dir);
+  }
+  if (backend != "sqlite") {
+    auto server = gantry::accounting::testing::PostgresTestServer::start({.durable = true});
+    if (!server) {
+      std::fprintf(stderr, "postgresql: no server: %s\n", server.error().c_str());
+      return 1;
+    }
+    failed |= measure("postgresql", [&](const std::string& name) -> gantry::Result<std::unique_ptr<AccountingStore>> {
+      if (auto status = (*server)->freshDatabase(name); !status) return status.failure();
+      return openAccountingStore((*server)->connection(name));
+    }, ingestCount, batch, jobs);
+  }
+  return failed;
 }

@@ -92,29 +92,29 @@ void addRowsOfJob(BoundQuery* query, const JobQuery& jobs) {
 
 const std::vector<const char*>& schema() {
   static const std::vector<const char*> statements = {
-      "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+      "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BIGINT NOT NULL)",
       // One row per job (step_id '') and per step. `progress` and
       // `window_end` are derived at write time (jobProgress, windowEnd) so
       // that the upsert rule and the time-window rule are plain comparisons
       // an index can serve.
       "CREATE TABLE IF NOT EXISTS job_records ("
-      " cluster TEXT NOT NULL, job_id INTEGER NOT NULL, step_id TEXT NOT NULL,"
-      " submit_time INTEGER NOT NULL,"
-      " job_name TEXT NOT NULL, user_name TEXT NOT NULL, uid INTEGER NOT NULL,"
-      " group_name TEXT NOT NULL, gid INTEGER NOT NULL, account TEXT NOT NULL,"
-      " partition_name TEXT NOT NULL, eligible_time INTEGER NOT NULL,"
-      " start_time INTEGER NOT NULL, end_time INTEGER NOT NULL,"
-      " time_limit INTEGER," /* minutes; NULL is UNLIMITED */
-      " state TEXT NOT NULL, cancelled_by INTEGER,"
-      " exit_code INTEGER NOT NULL, exit_signal INTEGER NOT NULL,"
-      " derived_exit_code INTEGER NOT NULL, derived_exit_signal INTEGER NOT NULL,"
-      " node_count INTEGER NOT NULL, node_list TEXT NOT NULL, alloc_cpus INTEGER NOT NULL,"
+      " cluster TEXT NOT NULL, job_id BIGINT NOT NULL, step_id TEXT NOT NULL,"
+      " submit_time BIGINT NOT NULL,"
+      " job_name TEXT NOT NULL, user_name TEXT NOT NULL, uid BIGINT NOT NULL,"
+      " group_name TEXT NOT NULL, gid BIGINT NOT NULL, account TEXT NOT NULL,"
+      " partition_name TEXT NOT NULL, eligible_time BIGINT NOT NULL,"
+      " start_time BIGINT NOT NULL, end_time BIGINT NOT NULL,"
+      " time_limit BIGINT," /* minutes; NULL is UNLIMITED */
+      " state TEXT NOT NULL, cancelled_by BIGINT,"
+      " exit_code BIGINT NOT NULL, exit_signal BIGINT NOT NULL,"
+      " derived_exit_code BIGINT NOT NULL, derived_exit_signal BIGINT NOT NULL,"
+      " node_count BIGINT NOT NULL, node_list TEXT NOT NULL, alloc_cpus BIGINT NOT NULL,"
       " req_tres TEXT NOT NULL, alloc_tres TEXT NOT NULL,"
       " usage_in_min TEXT NOT NULL, usage_in_min_node TEXT NOT NULL, usage_in_min_task TEXT NOT NULL,"
       " usage_in_max TEXT NOT NULL, usage_in_max_node TEXT NOT NULL, usage_in_max_task TEXT NOT NULL,"
       " usage_in_ave TEXT NOT NULL, usage_in_tot TEXT NOT NULL,"
       " reason TEXT NOT NULL, work_dir TEXT NOT NULL, job_comment TEXT NOT NULL,"
-      " progress INTEGER NOT NULL, window_end INTEGER NOT NULL,"
+      " progress BIGINT NOT NULL, window_end BIGINT NOT NULL,"
       " PRIMARY KEY (job_id, submit_time, cluster, step_id))",
       // Job rows only: every query selects jobs first, then their steps
       // through the primary key.
@@ -124,8 +124,8 @@ const std::vector<const char*>& schema() {
       "CREATE INDEX IF NOT EXISTS job_records_by_window ON job_records(window_end) WHERE step_id = ''",
       "CREATE INDEX IF NOT EXISTS job_records_by_state ON job_records(state) WHERE step_id = ''",
       "CREATE TABLE IF NOT EXISTS node_events ("
-      " cluster TEXT NOT NULL, node TEXT NOT NULL, start_time INTEGER NOT NULL,"
-      " end_time INTEGER NOT NULL, state TEXT NOT NULL, reason TEXT NOT NULL,"
+      " cluster TEXT NOT NULL, node TEXT NOT NULL, start_time BIGINT NOT NULL,"
+      " end_time BIGINT NOT NULL, state TEXT NOT NULL, reason TEXT NOT NULL,"
       " user_name TEXT NOT NULL, tres TEXT NOT NULL, tres_reference TEXT NOT NULL,"
       " PRIMARY KEY (cluster, node, start_time, state))",
       "CREATE INDEX IF NOT EXISTS node_events_by_node ON node_events(node, start_time)",
@@ -185,6 +185,19 @@ const char* const kPutEvent =
     " tres = excluded.tres, tres_reference = excluded.tres_reference"
     " WHERE excluded.end_time <> 0 OR node_events.end_time = 0";
 
+std::string numberedPlaceholders(const std::string& text) {
+  std::string numbered;
+  numbered.reserve(text.size() + text.size() / 8);
+  int next = 1;
+  bool quoted = false;  // inside '...', where a ? is text
+  for (char c : text) {
+    if (c == '\'') quoted = !quoted;
+    if (c == '?' && !quoted) numbered += "$" + std::to_string(next++);
+    else numbered += c;
+  }
+  return numbered;
+}
+
 int64_t jobProgress(int64_t startTime, int64_t endTime) {
   if (endTime != 0) return 2;
   return startTime != 0 ? 1 : 0;
@@ -221,7 +234,10 @@ BoundQuery selectJobs(const JobQuery& jobs) {
   query.text +=
       " ORDER BY r.job_id, r.submit_time, r.cluster,"
       " CASE r.step_id WHEN '' THEN 0 WHEN 'batch' THEN 1 WHEN 'extern' THEN 2"
-      " WHEN 'interactive' THEN 3 ELSE 4 END, CAST(r.step_id AS INTEGER), r.step_id";
+      " WHEN 'interactive' THEN 3 ELSE 4 END,"
+      // Only step numbers are cast: PostgreSQL refuses to cast 'batch'.
+      " CAST(CASE WHEN r.step_id IN ('', 'batch', 'extern', 'interactive') THEN '0' ELSE r.step_id END"
+      " AS BIGINT), r.step_id";
   return query;
 }
 

@@ -3,7 +3,9 @@
 // in this one place, in the dialect SQLite and PostgreSQL share (ON
 // CONFLICT ... DO UPDATE, partial indexes, ? placeholders that a PostgreSQL
 // backend renumbers as $1, $2, ...), so a second backend follows the same
-// schema and the same query rules (queries.h). Pure text: no database here.
+// schema and the same query rules (queries.h). Integers are BIGINT (64 bits
+// in PostgreSQL, plain INTEGER affinity in SQLite). Pure text: no database
+// here.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,10 @@ extern const char* const kPutEvent;
 // The column lists every SELECT returns, in the order the store reads them.
 extern const char* const kJobColumns;
 extern const char* const kEventColumns;
+
+// The statement with its ? placeholders numbered $1, $2, ... in order, as
+// PostgreSQL writes them (a ? inside a quoted literal is left alone).
+std::string numberedPlaceholders(const std::string& text);
 
 // 0 pending (not started), 1 running (started, not ended), 2 ended.
 int64_t jobProgress(int64_t startTime, int64_t endTime);

@@ -1,274 +1,31 @@
 #include "controller/accounting/accounting_store.h"
 
-#include <fcntl.h>
-#include <sqlite3.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <sstream>
-
-#include "controller/accounting/accounting_sql.h"
 #include "controller/accounting/record_checks.h"
-#include "controller/accounting/sqlite_rows.h"
 
 namespace gantry::accounting {
-namespace {
-
-using detail::Statement;
-
-// quick_check answers "ok" or lines saying what is wrong; the first few
-// tell an administrator enough.
-constexpr int kQuickCheckLines = 3;
-
-Status exec(sqlite3* db, const std::string& sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
-    std::string text = message ? message : sqlite3_errmsg(db);
-    sqlite3_free(message);
-    return Error{ErrorCode::Internal, "sqlite: " + text};
-  }
-  return okStatus();
-}
-
-// SQLite gives the -wal and -shm files the mode of the database file, so
-// making the database private makes them private too.
-Status createPrivateFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    return Error{ErrorCode::Internal, "cannot open accounting database " + path + ": " + std::strerror(errno)};
-  }
-  ::close(fd);
-  return okStatus();
-}
-
-Result<sqlite3*> openConnection(const std::string& path) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
-    std::string message = db ? sqlite3_errmsg(db) : "out of memory";
-    sqlite3_close(db);
-    return Error{ErrorCode::Internal, "cannot open accounting database " + path + ": " + message};
-  }
-  // A reader and the writer may meet on a lock for an instant (WAL
-  // checkpoints); wait instead of failing.
-  sqlite3_busy_timeout(db, 5000);
-  return db;
-}
-
-}  // namespace
-
-AccountingStore::~AccountingStore() { close(); }
-
-Error AccountingStore::failure(sqlite3* db, const std::string& what) const {
-  int code = sqlite3_errcode(db) & 0xff;
-  std::string text = what + ": " + sqlite3_errmsg(db);
-  if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) {
-    return Error{ErrorCode::Internal, "accounting database " + path_ + " is damaged: " + text};
-  }
-  return Error{ErrorCode::Internal, "accounting database " + path_ + " cannot be read: " + text};
-}
-
-Status AccountingStore::open(const std::string& path) {
-  if (writeDb_ != nullptr) return Error{ErrorCode::Internal, "accounting database " + path_ + " is already open"};
-  path_ = path;
-  if (auto status = createPrivateFile(path); !status) return status;
-  auto writer = openConnection(path);
-  if (!writer) return writer.failure();
-  writeDb_ = *writer;
-  // Nothing is written before the file is known to be whole and ours.
-  Status status = check(writeDb_);
-  if (status) status = checkSchemaVersion(writeDb_);
-  for (const char* statement : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL"}) {
-    if (status && !exec(writeDb_, statement)) status = failure(writeDb_, statement);
-  }
-  for (const char* statement : sql::schema()) {
-    if (status && !exec(writeDb_, statement)) status = failure(writeDb_, "creating the tables");
-  }
-  if (status) {
-    Statement version(writeDb_, sql::kWriteSchemaVersion);
-    if (version) sqlite3_bind_int64(version.get(), 1, sql::kSchemaVersion);
-    if (!version || sqlite3_step(version.get()) != SQLITE_DONE) status = failure(writeDb_, "table meta");
-  }
-  if (status) {
-    auto reader = openConnection(path);
-    if (!reader) status = reader.failure();
-    else readDb_ = *reader;
-  }
-  if (!status) {
-    sqlite3_close(writeDb_);
-    writeDb_ = nullptr;
-    return status;
-  }
-  stopping_ = false;
-  writer_ = std::thread([this] { writerLoop(); });
-  return okStatus();
-}
-
-Status AccountingStore::check(sqlite3* db) const {
-  std::string pragma = "PRAGMA quick_check(" + std::to_string(kQuickCheckLines) + ")";
-  Statement quickCheck(db, pragma);
-  if (!quickCheck) return failure(db, "quick_check");
-  std::vector<std::string> lines;
-  int rc;
-  while ((rc = sqlite3_step(quickCheck.get())) == SQLITE_ROW) {
-    const unsigned char* line = sqlite3_column_text(quickCheck.get(), 0);
-    lines.emplace_back(line ? reinterpret_cast<const char*>(line) : "");
-  }
-  if (rc != SQLITE_DONE) return failure(db, "quick_check");
-  if (lines.size() == 1 && lines[0] == "ok") return okStatus();
-  // One line of text: SQLite's answer may hold several lines per row, and
-  // the heading naming the schema says nothing here.
-  std::string text;
-  for (const auto& row : lines) {
-    std::istringstream split(row);
-    for (std::string line; std::getline(split, line);) {
-      if (line.empty() || line.rfind("*** in database", 0) == 0) continue;
-      text += (text.empty() ? "" : "; ") + line;
-    }
-  }
-  return Error{ErrorCode::Internal, "accounting database " + path_ + " is damaged: quick_check: " +
-                                        (text.empty() ? std::string("no answer") : text)};
-}
-
-// A file written by a newer Gantry has tables this one does not know.
-Status AccountingStore::checkSchemaVersion(sqlite3* db) const {
-  Statement hasMeta(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
-  if (!hasMeta) return failure(db, "sqlite_master");
-  int rc = sqlite3_step(hasMeta.get());
-  if (rc == SQLITE_DONE) return okStatus();
-  if (rc != SQLITE_ROW) return failure(db, "sqlite_master");
-  Statement version(db, sql::kReadSchemaVersion);
-  if (!version) return failure(db, "table meta");
-  rc = sqlite3_step(version.get());
-  if (rc == SQLITE_DONE) return okStatus();
-  if (rc != SQLITE_ROW) return failure(db, "table meta");
-  int64_t stored = sqlite3_column_int64(version.get(), 0);
-  if (stored > sql::kSchemaVersion) {
-    return Error{ErrorCode::Internal, "accounting database " + path_ + " has schema version " +
-                                          std::to_string(stored) + ", newer than this Gantry's " +
-                                          std::to_string(sql::kSchemaVersion)};
-  }
-  return okStatus();
-}
 
 Status AccountingStore::appendJobs(std::vector<JobRecord> records, Callback done) {
   for (const auto& record : records) {
     if (auto status = checkJobRecord(record); !status) return status;
   }
-  return enqueue(Pending{.jobs = std::move(records), .events = {}, .done = std::move(done)});
+  return queueWrite(AccountingWrite{.jobs = std::move(records), .events = {}}, std::move(done));
 }
 
 Status AccountingStore::appendEvents(std::vector<NodeEvent> events, Callback done) {
   for (const auto& event : events) {
     if (auto status = checkNodeEvent(event); !status) return status;
   }
-  return enqueue(Pending{.jobs = {}, .events = std::move(events), .done = std::move(done)});
-}
-
-Status AccountingStore::enqueue(Pending pending) {
-  std::lock_guard lock(mutex_);
-  if (!writer_.joinable() || stopping_) {
-    return Error{ErrorCode::Internal, "the accounting database is not open"};
-  }
-  queue_.push_back(std::move(pending));
-  wake_.notify_one();
-  return okStatus();
-}
-
-void AccountingStore::flush() {
-  std::unique_lock lock(mutex_);
-  drained_.wait(lock, [this] { return queue_.empty() && !writing_; });
-}
-
-void AccountingStore::close() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-    wake_.notify_one();
-  }
-  if (writer_.joinable()) writer_.join();
-  sqlite3_close(writeDb_);
-  writeDb_ = nullptr;
-  std::lock_guard readLock(readMutex_);
-  sqlite3_close(readDb_);
-  readDb_ = nullptr;
-}
-
-void AccountingStore::writerLoop() {
-  for (;;) {
-    std::deque<Pending> batch;
-    {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty() && stopping_) return;
-      batch.swap(queue_);
-      writing_ = true;
-    }
-    Status status = writeBatch(batch);
-    for (auto& pending : batch) {
-      if (pending.done) pending.done(status);
-    }
-    {
-      std::lock_guard lock(mutex_);
-      writing_ = false;
-      if (queue_.empty()) drained_.notify_all();
-    }
-  }
-}
-
-Status AccountingStore::writeBatch(const std::deque<Pending>& batch) {
-  if (auto status = exec(writeDb_, "BEGIN IMMEDIATE"); !status) return failure(writeDb_, "BEGIN");
-  Statement putJob(writeDb_, sql::kPutJob);
-  Statement putEvent(writeDb_, sql::kPutEvent);
-  auto abandon = [this](const std::string& what) {
-    Error error = failure(writeDb_, what);
-    (void)exec(writeDb_, "ROLLBACK");
-    return error;
-  };
-  if (!putJob || !putEvent) return abandon("preparing the writes");
-  for (const auto& pending : batch) {
-    for (const auto& record : pending.jobs) {
-      detail::bindJob(putJob.get(), record);
-      if (sqlite3_step(putJob.get()) != SQLITE_DONE) return abandon("writing job records");
-    }
-    for (const auto& event : pending.events) {
-      detail::bindEvent(putEvent.get(), event);
-      if (sqlite3_step(putEvent.get()) != SQLITE_DONE) return abandon("writing node events");
-    }
-  }
-  if (!exec(writeDb_, "COMMIT")) return abandon("COMMIT");
-  ++transactions_;
-  return okStatus();
+  return queueWrite(AccountingWrite{.jobs = {}, .events = std::move(events)}, std::move(done));
 }
 
 Result<std::vector<JobRecord>> AccountingStore::jobs(const JobQuery& query) const {
   if (auto status = checkJobQuery(query); !status) return status.failure();
-  sql::BoundQuery select = sql::selectJobs(query);
-  std::lock_guard lock(readMutex_);
-  if (readDb_ == nullptr) return Error{ErrorCode::Internal, "the accounting database is not open"};
-  Statement statement(readDb_, select.text);
-  if (!statement) return failure(readDb_, "table job_records");
-  detail::bindQuery(statement.get(), select);
-  std::vector<JobRecord> records;
-  int rc;
-  while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) records.push_back(detail::readJob(statement.get()));
-  if (rc != SQLITE_DONE) return failure(readDb_, "table job_records");
-  return records;
+  return readJobs(query);
 }
 
 Result<std::vector<NodeEvent>> AccountingStore::events(const EventQuery& query) const {
   if (auto status = checkEventQuery(query); !status) return status.failure();
-  sql::BoundQuery select = sql::selectEvents(query);
-  std::lock_guard lock(readMutex_);
-  if (readDb_ == nullptr) return Error{ErrorCode::Internal, "the accounting database is not open"};
-  Statement statement(readDb_, select.text);
-  if (!statement) return failure(readDb_, "table node_events");
-  detail::bindQuery(statement.get(), select);
-  std::vector<NodeEvent> events;
-  int rc;
-  while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) events.push_back(detail::readEvent(statement.get()));
-  if (rc != SQLITE_DONE) return failure(readDb_, "table node_events");
-  return events;
+  return readEvents(query);
 }
 
 }  // namespace gantry::accounting

@@ -1,43 +1,37 @@
-// The accounting store on SQLite: job and step records and node events,
-// kept for sacct and `sacctmgr show event`. Its own database file, apart
-// from the controller's state (controller/store), because it grows with
-// every job ever run while the state holds only live ones.
+// The accounting store: job and step records and node events, kept for
+// sacct and `sacctmgr show event`. A store of its own, apart from the
+// controller's state (controller/store), because it grows with every job
+// ever run while the state holds only live ones. Two backends implement it:
+// SqliteAccountingStore (a file beside the state) and
+// PostgresAccountingStore (a server several clusters may share);
+// openAccountingStore() (accounting_open.h) picks one.
 //
 // Writes never block the caller: appendJobs()/appendEvents() check the
 // records and queue them; a writer thread takes everything queued since its
-// last transaction and writes it in one transaction (group commit; WAL,
-// synchronous=FULL, so COMMIT means fsync), then runs each call's callback.
-// Writes are idempotent (accounting_sql.h): delivering a record again, as
-// an at-least-once journal does after a crash, stores it once.
+// last transaction and writes it in one transaction (group commit), then
+// runs each call's callback. A callback with ok means the records are
+// durable. Writes are idempotent (accounting_sql.h): delivering a record
+// again, as an at-least-once journal does after a crash, stores it once.
 //
 // Queries (queries.h for the rules) run on the caller's thread on a
-// connection of their own; WAL lets them read while the writer writes.
-//
-// open() never starts from a file it cannot read whole (PRAGMA quick_check)
-// or of a newer schema, and fails naming the file. The database and its
-// -wal and -shm files are mode 0600.
-//
-// The SQL lives in accounting_sql.cpp, so a PostgreSQL backend can follow
-// the same schema and statements.
+// connection of their own, apart from the writer's.
 #pragma once
 
-#include <atomic>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <mutex>
-#include <string>
-#include <thread>
 #include <vector>
 
 #include "common/util/result.h"
 #include "controller/accounting/queries.h"
 #include "controller/accounting/records.h"
 
-struct sqlite3;
-
 namespace gantry::accounting {
+
+// What one append call queues.
+struct AccountingWrite {
+  std::vector<JobRecord> jobs;
+  std::vector<NodeEvent> events;
+};
 
 // Thread-safe: append*, flush and the queries may be called from any
 // thread; callbacks run on the writer thread and must not call back into
@@ -47,15 +41,9 @@ class AccountingStore {
   using Callback = std::function<void(const Status&)>;
 
   AccountingStore() = default;
-  ~AccountingStore();
+  virtual ~AccountingStore() = default;
   AccountingStore(const AccountingStore&) = delete;
   AccountingStore& operator=(const AccountingStore&) = delete;
-
-  // Opens the database file (creating it, mode 0600, when absent), checks
-  // it, creates what is missing of the schema and starts the writer. Fails
-  // Internal with a message naming the file and what is wrong; a damaged
-  // file is left as it was.
-  Status open(const std::string& path);
 
   // Queue records; `done` runs once they are durable, or with the error of
   // the failed transaction (which stored none of its records). A record
@@ -71,38 +59,19 @@ class AccountingStore {
 
   // Blocks until everything queued so far is written. For shutdown, tests
   // and benchmarks.
-  void flush();
-  void close();
+  virtual void flush() = 0;
+  // Writes what is queued, then closes; later appends are refused.
+  virtual void close() = 0;
 
   // Transactions committed so far (for benchmarks).
-  uint64_t transactions() const { return transactions_; }
+  virtual uint64_t transactions() const = 0;
 
- private:
-  struct Pending {
-    std::vector<JobRecord> jobs;
-    std::vector<NodeEvent> events;
-    Callback done;
-  };
-
-  Status enqueue(Pending pending);
-  void writerLoop();
-  Status writeBatch(const std::deque<Pending>& batch);
-  Status check(sqlite3* db) const;
-  Status checkSchemaVersion(sqlite3* db) const;
-  Error failure(sqlite3* db, const std::string& what) const;
-
-  std::string path_;
-  sqlite3* writeDb_ = nullptr;  // the writer thread's once open() returned
-  sqlite3* readDb_ = nullptr;   // guarded by readMutex_
-  mutable std::mutex readMutex_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::condition_variable drained_;
-  std::deque<Pending> queue_;
-  bool stopping_ = false;
-  bool writing_ = false;
-  std::thread writer_;
-  std::atomic<uint64_t> transactions_{0};
+ protected:
+  // The backend's part, called with checked input only. queueWrite fails
+  // (Internal) when the store is not open.
+  virtual Status queueWrite(AccountingWrite write, Callback done) = 0;
+  virtual Result<std::vector<JobRecord>> readJobs(const JobQuery& query) const = 0;
+  virtual Result<std::vector<NodeEvent>> readEvents(const EventQuery& query) const = 0;
 };
 
 }  // namespace gantry::accounting

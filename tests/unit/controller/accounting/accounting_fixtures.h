@@ -16,12 +16,18 @@ namespace gantry::accounting::testing {
 // An arbitrary moment, so every time in a test reads as an offset from it.
 constexpr int64_t kT0 = 1'900'000'000;
 
-inline std::string freshDatabase(const std::string& name) {
+// The file `name` in this test run's temporary folder.
+inline std::string freshDatabasePath(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() / ("gantry-accounting-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  auto path = dir / name;
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
-  return path.string();
+  return (dir / name).string();
+}
+
+// The same, with any database there removed.
+inline std::string freshDatabase(const std::string& name) {
+  auto path = freshDatabasePath(name);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  return path;
 }
 
 struct JobSpec {

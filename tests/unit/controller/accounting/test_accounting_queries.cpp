@@ -3,7 +3,7 @@
 // [kT0+1000, kT0+2000].
 #include <catch2/catch.hpp>
 
-#include "controller/accounting/accounting_store.h"
+#include "tests/unit/controller/accounting/backend_fixtures.h"
 #include "tests/unit/controller/accounting/accounting_fixtures.h"
 
 using namespace gantry::accounting;
@@ -71,18 +71,17 @@ std::vector<NodeEvent> eventHistory() {
 }
 
 struct Loaded {
-  AccountingStore store;
-  explicit Loaded(const std::string& name) {
-    REQUIRE(store.open(freshDatabase(name)).ok());
-    REQUIRE(store.appendJobs(history()).ok());
-    REQUIRE(store.appendEvents(eventHistory()).ok());
-    store.flush();
+  std::unique_ptr<AccountingStore> store;
+  Loaded(Backend backend, const std::string& name) : store(openFresh(backend, name)) {
+    REQUIRE(store->appendJobs(history()).ok());
+    REQUIRE(store->appendEvents(eventHistory()).ok());
+    store->flush();
   }
 };
 
 }  // namespace
 
-TEST_CASE("job queries select as sacct does") {
+ACCOUNTING_BACKEND_TEST("job queries select as sacct does") {
   struct Row {
     const char* rule;
     JobQuery query;
@@ -144,17 +143,17 @@ TEST_CASE("job queries select as sacct does") {
        {.uids = {3001}, .window = kWindow, .allocationsOnly = true},
        {"402", "406", "409@south"}},
   };
-  Loaded loaded("queries.db");
+  Loaded loaded(backend, "queries.db");
   for (const auto& row : rows) {
     SECTION(row.rule) {
-      auto found = loaded.store.jobs(row.query);
+      auto found = loaded.store->jobs(row.query);
       REQUIRE(found.ok());
       CHECK(labels(*found) == row.expected);
     }
   }
 }
 
-TEST_CASE("event queries select as sacctmgr show event does") {
+ACCOUNTING_BACKEND_TEST("event queries select as sacctmgr show event does") {
   struct Row {
     const char* rule;
     EventQuery query;
@@ -174,23 +173,23 @@ TEST_CASE("event queries select as sacctmgr show event does") {
        {.nodes = {"gpn17"}, .window = kWindow},
        {"north/gpn17/DRAIN", "south/gpn17/DOWN"}},
   };
-  Loaded loaded("event-queries.db");
+  Loaded loaded(backend, "event-queries.db");
   for (const auto& row : rows) {
     SECTION(row.rule) {
-      auto found = loaded.store.events(row.query);
+      auto found = loaded.store->events(row.query);
       REQUIRE(found.ok());
       CHECK(labels(*found) == row.expected);
     }
   }
 }
 
-TEST_CASE("a query whose window starts after it ends is refused, naming the window") {
-  Loaded loaded("bad-window.db");
-  auto jobs = loaded.store.jobs({.window = TimeWindow{.start = T + 10, .end = T + 5}});
+ACCOUNTING_BACKEND_TEST("a query whose window starts after it ends is refused, naming the window") {
+  Loaded loaded(backend, "bad-window.db");
+  auto jobs = loaded.store->jobs({.window = TimeWindow{.start = T + 10, .end = T + 5}});
   REQUIRE_FALSE(jobs.ok());
   CHECK(jobs.errorCode() == gantry::ErrorCode::Invalid);
   CHECK_THAT(jobs.error(), Catch::Contains("time window") && Catch::Contains("after its end"));
-  auto events = loaded.store.events({.window = TimeWindow{.start = T + 10, .end = T + 5}});
+  auto events = loaded.store->events({.window = TimeWindow{.start = T + 10, .end = T + 5}});
   REQUIRE_FALSE(events.ok());
   CHECK_THAT(events.error(), Catch::Contains("time window"));
 }

@@ -1,5 +1,6 @@
-// AccountingStore on real SQLite files: durability, idempotent writes,
-// refused input, damaged files, file modes.
+// The accounting store on both backends (durability, idempotent writes,
+// refused input), and what only the SQLite file has: damaged files, file
+// modes. PostgreSQL's own cases are in test_postgres_store.cpp.
 #include <catch2/catch.hpp>
 
 #include <sqlite3.h>
@@ -9,7 +10,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "controller/accounting/accounting_store.h"
+#include "controller/accounting/sqlite_accounting_store.h"
+#include "tests/unit/controller/accounting/backend_fixtures.h"
 #include "tests/unit/controller/accounting/accounting_fixtures.h"
 
 using namespace gantry::accounting;
@@ -76,22 +78,20 @@ std::string fileBytes(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("every field of a job record comes back as it was written, after reopening") {
-  auto path = freshDatabase("fields.db");
+ACCOUNTING_BACKEND_TEST("every field of a job record comes back as it was written, after reopening") {
+  const char* name = "fields.db";
   JobRecord written = fullRecord();
   // A step is found through its job's record.
   JobRecord job = written;
   job.stepId = "";
   JobRecord unlimited = jobRecord({.id = 9002});  // no time limit, not cancelled
   {
-    AccountingStore store;
-    REQUIRE(store.open(path).ok());
-    REQUIRE(store.appendJobs({written, job, unlimited}).ok());
-    store.flush();
+    auto store = openFresh(backend, name);
+    REQUIRE(store->appendJobs({written, job, unlimited}).ok());
+    store->flush();
   }
-  AccountingStore reopened;
-  REQUIRE(reopened.open(path).ok());
-  auto jobs = allJobs(reopened);
+  auto reopened = reopen(backend, name);
+  auto jobs = allJobs(*reopened);
   REQUIRE(jobs.size() == 3);
   CHECK(jobs[0] == job);
   CHECK(jobs[1] == written);
@@ -100,141 +100,143 @@ TEST_CASE("every field of a job record comes back as it was written, after reope
   CHECK_FALSE(jobs[2].cancelledByUid.has_value());
 }
 
-TEST_CASE("the callback runs once the records are durable, one transaction for many calls") {
-  auto path = freshDatabase("callbacks.db");
+ACCOUNTING_BACKEND_TEST("the callback runs once the records are durable, one transaction for many calls") {
+  const char* name = "callbacks.db";
   std::atomic<int> durable{0};
   {
-    AccountingStore store;
-    REQUIRE(store.open(path).ok());
+    auto store = openFresh(backend, name);
     for (uint64_t id = 1; id <= 200; ++id) {
       REQUIRE(store
-                  .appendJobs({jobRecord({.id = id})},
+                  ->appendJobs({jobRecord({.id = id})},
                               [&](const gantry::Status& status) {
                                 CHECK(status.ok());
                                 ++durable;
                               })
                   .ok());
     }
-    store.flush();
+    store->flush();
     CHECK(durable == 200);
-    CHECK(store.transactions() < 200);
+    CHECK(store->transactions() < 200);
   }
-  AccountingStore reopened;
-  REQUIRE(reopened.open(path).ok());
-  CHECK(allJobs(reopened).size() == 200);
+  auto reopened = reopen(backend, name);
+  CHECK(allJobs(*reopened).size() == 200);
 }
 
-TEST_CASE("idempotent writes: a record delivered twice is stored once") {
-  AccountingStore store;
-  REQUIRE(store.open(freshDatabase("twice.db")).ok());
+ACCOUNTING_BACKEND_TEST("idempotent writes: a record delivered twice is stored once") {
+  auto store = openFresh(backend, "twice.db");
   JobRecord record = jobRecord({.id = 55, .start = kT0 + 5, .state = "RUNNING"});
   JobRecord step = jobRecord({.id = 55, .step = "batch", .start = kT0 + 5, .state = "RUNNING"});
-  REQUIRE(store.appendJobs({record, step, record}).ok());  // twice in one transaction
-  store.flush();
-  REQUIRE(store.appendJobs({step, record}).ok());  // and again in another
-  store.flush();
-  CHECK(labels(allJobs(store)) == std::vector<std::string>{"55", "55.batch"});
+  REQUIRE(store->appendJobs({record, step, record}).ok());  // twice in one transaction
+  store->flush();
+  REQUIRE(store->appendJobs({step, record}).ok());  // and again in another
+  store->flush();
+  CHECK(labels(allJobs(*store)) == std::vector<std::string>{"55", "55.batch"});
 }
 
-TEST_CASE("idempotent writes: a later version of a record replaces the earlier") {
-  AccountingStore store;
-  REQUIRE(store.open(freshDatabase("later.db")).ok());
+ACCOUNTING_BACKEND_TEST("idempotent writes: a later version of a record replaces the earlier") {
+  auto store = openFresh(backend, "later.db");
   JobRecord atStart = jobRecord({.id = 56, .start = kT0 + 5, .state = "RUNNING"});
   JobRecord atEnd = jobRecord({.id = 56, .start = kT0 + 5, .end = kT0 + 65, .state = "FAILED"});
   atEnd.exitCode = {.code = 2, .signal = 0};
   atEnd.usageIn.tot = "cpu=00:01:00,mem=2048K";
-  REQUIRE(store.appendJobs({atStart}).ok());
-  store.flush();
-  REQUIRE(store.appendJobs({atEnd}).ok());
-  store.flush();
-  auto jobs = allJobs(store);
+  REQUIRE(store->appendJobs({atStart}).ok());
+  store->flush();
+  REQUIRE(store->appendJobs({atEnd}).ok());
+  store->flush();
+  auto jobs = allJobs(*store);
   REQUIRE(jobs.size() == 1);
   CHECK(jobs[0] == atEnd);
 }
 
-TEST_CASE("idempotent writes: a late duplicate of an earlier version changes nothing") {
-  AccountingStore store;
-  REQUIRE(store.open(freshDatabase("late.db")).ok());
+ACCOUNTING_BACKEND_TEST("idempotent writes: a late duplicate of an earlier version changes nothing") {
+  auto store = openFresh(backend, "late.db");
   JobRecord pending = jobRecord({.id = 57, .state = "PENDING"});
   JobRecord running = jobRecord({.id = 57, .start = kT0 + 5, .state = "RUNNING"});
   JobRecord ended = jobRecord({.id = 57, .start = kT0 + 5, .end = kT0 + 9, .state = "COMPLETED"});
   SECTION("running after ended") {
-    REQUIRE(store.appendJobs({pending, running, ended, running}).ok());
-    store.flush();
-    CHECK(allJobs(store) == std::vector<JobRecord>{ended});
+    REQUIRE(store->appendJobs({pending, running, ended, running}).ok());
+    store->flush();
+    CHECK(allJobs(*store) == std::vector<JobRecord>{ended});
   }
   SECTION("pending after running") {
-    REQUIRE(store.appendJobs({running}).ok());
-    store.flush();
-    REQUIRE(store.appendJobs({pending}).ok());
-    store.flush();
-    CHECK(allJobs(store) == std::vector<JobRecord>{running});
+    REQUIRE(store->appendJobs({running}).ok());
+    store->flush();
+    REQUIRE(store->appendJobs({pending}).ok());
+    store->flush();
+    CHECK(allJobs(*store) == std::vector<JobRecord>{running});
   }
 }
 
-TEST_CASE("a requeued job, with a new submit time, keeps a record per run") {
-  AccountingStore store;
-  REQUIRE(store.open(freshDatabase("requeue.db")).ok());
+ACCOUNTING_BACKEND_TEST("a requeued job, with a new submit time, keeps a record per run") {
+  auto store = openFresh(backend, "requeue.db");
   JobRecord first = jobRecord({.id = 58, .submit = kT0, .start = kT0 + 5, .end = kT0 + 7, .state = "REQUEUED"});
   JobRecord second = jobRecord({.id = 58, .submit = kT0 + 8, .eligible = kT0 + 8, .state = "PENDING"});
-  REQUIRE(store.appendJobs({first, second}).ok());
-  store.flush();
-  CHECK(allJobs(store) == std::vector<JobRecord>{first, second});
+  REQUIRE(store->appendJobs({first, second}).ok());
+  store->flush();
+  CHECK(allJobs(*store) == std::vector<JobRecord>{first, second});
 }
 
-TEST_CASE("idempotent events: closing replaces the open event; a late open duplicate does not reopen it") {
-  AccountingStore store;
-  REQUIRE(store.open(freshDatabase("events.db")).ok());
+ACCOUNTING_BACKEND_TEST("idempotent events: closing replaces the open event; a late open duplicate does not reopen it") {
+  auto store = openFresh(backend, "events.db");
   NodeEvent open = event("rack2-3", kT0, 0);
   NodeEvent closed = event("rack2-3", kT0, kT0 + 600);
-  REQUIRE(store.appendEvents({open, open}).ok());
-  store.flush();
-  CHECK(allEvents(store) == std::vector<NodeEvent>{open});
-  REQUIRE(store.appendEvents({closed}).ok());
-  store.flush();
-  CHECK(allEvents(store) == std::vector<NodeEvent>{closed});
-  REQUIRE(store.appendEvents({open}).ok());
-  store.flush();
-  CHECK(allEvents(store) == std::vector<NodeEvent>{closed});
+  REQUIRE(store->appendEvents({open, open}).ok());
+  store->flush();
+  CHECK(allEvents(*store) == std::vector<NodeEvent>{open});
+  REQUIRE(store->appendEvents({closed}).ok());
+  store->flush();
+  CHECK(allEvents(*store) == std::vector<NodeEvent>{closed});
+  REQUIRE(store->appendEvents({open}).ok());
+  store->flush();
+  CHECK(allEvents(*store) == std::vector<NodeEvent>{closed});
   // Another state from the same moment is another event.
   NodeEvent down = open;
   down.state = "DOWN";
-  REQUIRE(store.appendEvents({down}).ok());
-  store.flush();
-  CHECK(allEvents(store).size() == 2);
+  REQUIRE(store->appendEvents({down}).ok());
+  store->flush();
+  CHECK(allEvents(*store).size() == 2);
 }
 
-TEST_CASE("a call with a record that breaks a rule is refused whole, naming the record") {
-  AccountingStore store;
-  REQUIRE(store.open(freshDatabase("refused.db")).ok());
+ACCOUNTING_BACKEND_TEST("a call with a record that breaks a rule is refused whole, naming the record") {
+  auto store = openFresh(backend, "refused.db");
   bool called = false;
-  auto status = store.appendJobs({jobRecord({.id = 60}), jobRecord({.id = 61, .step = "epilog"})},
+  auto status = store->appendJobs({jobRecord({.id = 60}), jobRecord({.id = 61, .step = "epilog"})},
                                  [&](const gantry::Status&) { called = true; });
   REQUIRE_FALSE(status.ok());
   CHECK(status.errorCode() == gantry::ErrorCode::Invalid);
   CHECK_THAT(status.error(), Catch::Contains("job record 61.epilog"));
-  auto badEvent = store.appendEvents({event("", kT0, 0)});
+  auto badEvent = store->appendEvents({event("", kT0, 0)});
   REQUIRE_FALSE(badEvent.ok());
   CHECK_THAT(badEvent.error(), Catch::Contains("no node name"));
-  store.flush();
+  store->flush();
   CHECK_FALSE(called);
-  CHECK(allJobs(store).empty());
-  CHECK(allEvents(store).empty());
+  CHECK(allJobs(*store).empty());
+  CHECK(allEvents(*store).empty());
 }
 
-TEST_CASE("appending to a store that is not open is refused") {
-  AccountingStore store;
+ACCOUNTING_BACKEND_TEST("appending to a store that was closed is refused") {
+  auto store = openFresh(backend, "closed.db");
+  store->close();
+  auto status = store->appendJobs({jobRecord({.id = 63})});
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.errorCode() == gantry::ErrorCode::Internal);
+  CHECK_THAT(status.error(), Catch::Contains("not open"));
+  CHECK_FALSE(store->jobs({}).ok());
+}
+
+TEST_CASE("sqlite: appending to a store that is not open is refused") {
+  SqliteAccountingStore store;
   auto status = store.appendJobs({jobRecord({.id = 62})});
   REQUIRE_FALSE(status.ok());
   CHECK(status.errorCode() == gantry::ErrorCode::Internal);
   CHECK_THAT(status.error(), Catch::Contains("not open"));
 }
 
-TEST_CASE("a file that is not a database is refused at open, naming the file, and left as it was") {
+TEST_CASE("sqlite: a file that is not a database is refused at open, naming the file, and left as it was") {
   auto path = freshDatabase("not-a-db.db");
   std::string garbage(8192, 'q');
   std::ofstream(path, std::ios::binary) << garbage;
-  AccountingStore store;
+  SqliteAccountingStore store;
   auto status = store.open(path);
   REQUIRE_FALSE(status.ok());
   CHECK(status.errorCode() == gantry::ErrorCode::Internal);
@@ -242,10 +244,10 @@ TEST_CASE("a file that is not a database is refused at open, naming the file, an
   CHECK(fileBytes(path) == garbage);
 }
 
-TEST_CASE("a database with a damaged page is refused at open, naming the file") {
+TEST_CASE("sqlite: a database with a damaged page is refused at open, naming the file") {
   auto path = freshDatabase("damaged.db");
   {
-    AccountingStore store;
+    SqliteAccountingStore store;
     REQUIRE(store.open(path).ok());
     std::vector<JobRecord> records;
     for (uint64_t id = 1; id <= 2000; ++id) records.push_back(jobRecord({.id = id}));
@@ -262,17 +264,17 @@ TEST_CASE("a database with a damaged page is refused at open, naming the file") 
     file.write(noise.data(), static_cast<std::streamsize>(noise.size()));
   }
   auto before = fileBytes(path);
-  AccountingStore store;
+  SqliteAccountingStore store;
   auto status = store.open(path);
   REQUIRE_FALSE(status.ok());
   CHECK_THAT(status.error(), Catch::Contains("accounting database " + path + " is damaged"));
   CHECK(fileBytes(path) == before);
 }
 
-TEST_CASE("a database of a newer schema version is refused at open, naming the file") {
+TEST_CASE("sqlite: a database of a newer schema version is refused at open, naming the file") {
   auto path = freshDatabase("newer.db");
   {
-    AccountingStore store;
+    SqliteAccountingStore store;
     REQUIRE(store.open(path).ok());
   }
   sqlite3* db = nullptr;
@@ -280,16 +282,16 @@ TEST_CASE("a database of a newer schema version is refused at open, naming the f
   REQUIRE(sqlite3_exec(db, "UPDATE meta SET value = 1000 WHERE key = 'schema_version'", nullptr, nullptr,
                        nullptr) == SQLITE_OK);
   sqlite3_close(db);
-  AccountingStore store;
+  SqliteAccountingStore store;
   auto status = store.open(path);
   REQUIRE_FALSE(status.ok());
   CHECK_THAT(status.error(), Catch::Contains("accounting database " + path + " has schema version 1000"));
 }
 
-TEST_CASE("the database and its -wal and -shm files are mode 0600, whatever the umask") {
+TEST_CASE("sqlite: the database and its -wal and -shm files are mode 0600, whatever the umask") {
   auto path = freshDatabase("modes.db");
   mode_t previous = ::umask(0);
-  AccountingStore store;
+  SqliteAccountingStore store;
   auto status = store.open(path);
   ::umask(previous);
   REQUIRE(status.ok());
@@ -303,23 +305,22 @@ TEST_CASE("the database and its -wal and -shm files are mode 0600, whatever the 
   }
 }
 
-TEST_CASE("queries read while the writer writes, and see whole transactions only") {
-  AccountingStore store;
-  REQUIRE(store.open(freshDatabase("concurrent.db")).ok());
+ACCOUNTING_BACKEND_TEST("queries read while the writer writes, and see whole transactions only") {
+  auto store = openFresh(backend, "concurrent.db");
   constexpr uint64_t kBatch = 500;
   for (uint64_t batch = 0; batch < 20; ++batch) {
     std::vector<JobRecord> records;
     for (uint64_t i = 1; i <= kBatch; ++i) records.push_back(jobRecord({.id = batch * kBatch + i}));
-    REQUIRE(store.appendJobs(std::move(records)).ok());
+    REQUIRE(store->appendJobs(std::move(records)).ok());
   }
   size_t previous = 0;
   for (int read = 0; read < 50; ++read) {
-    auto found = store.jobs({.allocationsOnly = true});
+    auto found = store->jobs({.allocationsOnly = true});
     REQUIRE(found.ok());
     CHECK(found->size() % kBatch == 0);
     CHECK(found->size() >= previous);
     previous = found->size();
   }
-  store.flush();
-  CHECK(allJobs(store).size() == 20 * kBatch);
+  store->flush();
+  CHECK(allJobs(*store).size() == 20 * kBatch);
 }
