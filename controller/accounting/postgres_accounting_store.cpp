@@ -128,8 +128,10 @@ void PostgresAccountingStore::flush() { writer_.flush(); }
 
 void PostgresAccountingStore::close() {
   writer_.stop();
+  writeSession_->disconnect();  // the writer thread has ended
   std::lock_guard lock(readMutex_);
   open_ = false;
+  readSession_->disconnect();
 }
 
 Status PostgresAccountingStore::writeBatch(const std::vector<AccountingWrite>& batch) {
