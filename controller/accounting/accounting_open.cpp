@@ -7,7 +7,8 @@ namespace gantry::accounting {
 
 std::string describe(const AccountingConnection& where) {
   if (where.backend == AccountingConnection::Backend::Sqlite) return where.path;
-  return (where.host.empty() ? std::string("localhost") : where.host) + ":" + std::to_string(where.port) + "/" +
+  // No host is libpq's default unix socket, which has a port but no name.
+  return (where.host.empty() ? std::string("(local socket)") : where.host) + ":" + std::to_string(where.port) + "/" +
          where.database;
 }
 

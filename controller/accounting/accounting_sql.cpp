@@ -185,6 +185,16 @@ const char* const kPutEvent =
     " tres = excluded.tres, tres_reference = excluded.tres_reference"
     " WHERE excluded.end_time <> 0 OR node_events.end_time = 0";
 
+std::string withRows(const char* put, size_t rows) {
+  std::string text = put;
+  size_t open = text.find(" VALUES(") + 7;
+  size_t close = text.find(')', open) + 1;
+  std::string row = text.substr(open, close - open);
+  std::string values = row;
+  for (size_t i = 1; i < rows; ++i) values += "," + row;
+  return text.substr(0, open) + values + text.substr(close);
+}
+
 std::string numberedPlaceholders(const std::string& text) {
   std::string numbered;
   numbered.reserve(text.size() + text.size() / 8);

@@ -37,6 +37,11 @@ extern const char* const kWriteSchemaVersion;  // binds: version
 extern const char* const kPutJob;
 extern const char* const kPutEvent;
 
+// kPutJob / kPutEvent with `rows` rows of values, written in one statement
+// (binds: each row's in turn). No two rows may share a key: PostgreSQL
+// refuses to update one row twice in a statement (write_collapse.h).
+std::string withRows(const char* put, size_t rows);
+
 // The column lists every SELECT returns, in the order the store reads them.
 extern const char* const kJobColumns;
 extern const char* const kEventColumns;

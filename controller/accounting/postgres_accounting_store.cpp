@@ -1,16 +1,24 @@
 #include "controller/accounting/postgres_accounting_store.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "controller/accounting/accounting_sql.h"
 #include "controller/accounting/postgres_rows.h"
 #include "controller/accounting/postgres_session.h"
+#include "controller/accounting/write_collapse.h"
 
 namespace gantry::accounting {
 namespace {
 
 using detail::PostgresSession;
 
-constexpr const char* kPutJob = "put_job";
-constexpr const char* kPutEvent = "put_event";
+// Rows go to the server many to a statement, since a round trip per row
+// would bound ingest by the network's latency. A statement of this many
+// rows is prepared; the rest of a batch goes in one more.
+constexpr size_t kRowsPerStatement = 64;
+constexpr const char* kPutJobs = "put_jobs";
+constexpr const char* kPutEvents = "put_events";
 // Held while a store checks and creates the schema, so that two stores
 // opening one database at once do not both create the tables (PostgreSQL's
 // CREATE ... IF NOT EXISTS may fail when two run together). Any constant
@@ -44,12 +52,31 @@ Result<std::vector<Record>> readAll(PostgresSession& session, const sql::BoundQu
   return last;
 }
 
+// Writes `records` (one per key: write_collapse.h) up to kRowsPerStatement
+// rows a statement.
+template <typename Record, typename ToParams>
+void writeRows(pqxx::transaction_base& transaction, const std::vector<const Record*>& records, const char* prepared,
+               const char* put, ToParams toParams) {
+  for (size_t begin = 0; begin < records.size(); begin += kRowsPerStatement) {
+    size_t count = std::min(kRowsPerStatement, records.size() - begin);
+    detail::Params params;
+    for (size_t i = 0; i < count; ++i) {
+      detail::Params row = toParams(*records[begin + i]);
+      params.insert(params.end(), std::make_move_iterator(row.begin()), std::make_move_iterator(row.end()));
+    }
+    if (count == kRowsPerStatement) detail::execPrepared(transaction, prepared, params);
+    else detail::execParams(transaction, sql::numberedPlaceholders(sql::withRows(put, count)), params);
+  }
+}
+
 }  // namespace
 
 PostgresAccountingStore::PostgresAccountingStore(const AccountingConnection& where)
     : writeSession_(std::make_unique<PostgresSession>(
-          where, PostgresSession::Prepared{{kPutJob, sql::numberedPlaceholders(sql::kPutJob)},
-                                           {kPutEvent, sql::numberedPlaceholders(sql::kPutEvent)}})),
+          where,
+          PostgresSession::Prepared{
+              {kPutJobs, sql::numberedPlaceholders(sql::withRows(sql::kPutJob, kRowsPerStatement))},
+              {kPutEvents, sql::numberedPlaceholders(sql::withRows(sql::kPutEvent, kRowsPerStatement))}})),
       readSession_(std::make_unique<PostgresSession>(where)),
       writer_([this](const std::vector<AccountingWrite>& batch) { return writeBatch(batch); }) {}
 
@@ -101,22 +128,27 @@ void PostgresAccountingStore::flush() { writer_.flush(); }
 
 void PostgresAccountingStore::close() {
   writer_.stop();
+  writeSession_->disconnect();  // the writer thread has ended
   std::lock_guard lock(readMutex_);
   open_ = false;
+  readSession_->disconnect();
 }
 
 Status PostgresAccountingStore::writeBatch(const std::vector<AccountingWrite>& batch) {
   PostgresSession& session = *writeSession_;
   if (auto status = session.connect(); !status) return status;
+  std::vector<const JobRecord*> jobs;
+  std::vector<const NodeEvent*> events;
+  for (const auto& write : batch) {
+    for (const auto& record : write.jobs) jobs.push_back(&record);
+    for (const auto& event : write.events) events.push_back(&event);
+  }
   const char* doing = "writing job records";
   try {
     pqxx::work transaction(session.connection());
-    for (const auto& write : batch) {
-      doing = "writing job records";
-      for (const auto& record : write.jobs) detail::execPrepared(transaction, kPutJob, detail::jobParams(record));
-      doing = "writing node events";
-      for (const auto& event : write.events) detail::execPrepared(transaction, kPutEvent, detail::eventParams(event));
-    }
+    writeRows(transaction, collapseJobs(jobs), kPutJobs, sql::kPutJob, detail::jobParams);
+    doing = "writing node events";
+    writeRows(transaction, collapseEvents(events), kPutEvents, sql::kPutEvent, detail::eventParams);
     doing = "the records";
     transaction.commit();
   } catch (const std::exception& error) {

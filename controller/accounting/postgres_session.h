@@ -40,6 +40,9 @@ class PostgresSession {
   // new one.
   Error failure(const std::exception& error, const std::string& what);
 
+  // Closes the connection, if any; connect() makes a new one.
+  void disconnect() { connection_.reset(); }
+
   // "accounting database host:port/database"
   const std::string& name() const { return name_; }
 

@@ -324,3 +324,23 @@ ACCOUNTING_BACKEND_TEST("queries read while the writer writes, and see whole tra
   store->flush();
   CHECK(allJobs(*store).size() == 20 * kBatch);
 }
+
+ACCOUNTING_BACKEND_TEST("many versions of many records in one call: each keeps its furthest-on version") {
+  auto store = openFresh(backend, "many-versions.db");
+  // More records than one statement carries, and versions of one record
+  // far apart in the call.
+  std::vector<JobRecord> records;
+  for (uint64_t id = 1; id <= 150; ++id) records.push_back(jobRecord({.id = id, .start = kT0 + 1, .state = "RUNNING"}));
+  for (uint64_t id = 1; id <= 150; id += 2) {
+    records.push_back(jobRecord({.id = id, .start = kT0 + 1, .end = kT0 + 2, .state = "COMPLETED"}));
+  }
+  for (uint64_t id = 1; id <= 150; ++id) records.push_back(jobRecord({.id = id, .state = "PENDING"}));
+  REQUIRE(store->appendJobs(records).ok());
+  store->flush();
+  auto jobs = allJobs(*store);
+  REQUIRE(jobs.size() == 150);
+  for (const auto& job : jobs) {
+    INFO(job.jobId);
+    CHECK(job.state == (job.jobId % 2 == 1 ? "COMPLETED" : "RUNNING"));
+  }
+}

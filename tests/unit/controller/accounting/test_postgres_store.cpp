@@ -57,6 +57,14 @@ TEST_CASE("opening: a connection without its file or database name is refused, n
   CHECK_THAT(badPort.error(), Catch::Contains("port 70000 is not between 1 and 65535"));
 }
 
+TEST_CASE("errors name the file, or the server as host:port/database, never the password") {
+  using B = AccountingConnection::Backend;
+  CHECK(describe({.backend = B::Sqlite, .path = "/srv/acct/jobs.db"}) == "/srv/acct/jobs.db");
+  CHECK(describe({.backend = B::Postgresql, .host = "db7", .port = 5433, .password = "s3cret", .database = "jobs"}) ==
+        "db7:5433/jobs");
+  CHECK(describe({.backend = B::Postgresql, .port = 5432, .database = "jobs"}) == "(local socket):5432/jobs");
+}
+
 TEST_CASE("postgresql: a server that refuses the connection: cannot connect, naming host:port/database",
           "[postgresql]") {
   REQUIRE_POSTGRES();
