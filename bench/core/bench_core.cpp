@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "common/config/gantry_conf.h"
+#include "controller/accounting/accounting_open.h"
 #include "controller/core/controller_core.h"
 
 namespace {
@@ -180,11 +181,13 @@ class Bench {
     return ids;
   }
 
-  void startCore() {
+  // With an accounting store, every persist also journals the job's
+  // records and hands them on (the cost measured by --accounting).
+  void startCore(accounting::AccountingStore* accounting = nullptr) {
     // A tick far away keeps the core's own periodic work out of the way.
     core_ = std::make_unique<core::ControllerCore>(
         io_, core::CoreOptions{.conf = &conf_, .clock = &clock_, .store = &store_, .agents = &agents_,
-                               .tick = std::chrono::hours(24)});
+                               .tick = std::chrono::hours(24), .accounting = accounting});
     if (auto status = core_->start(); !status) fail(status.error());
     settle();
   }
@@ -342,12 +345,98 @@ void printPass(const char* name, double seconds, const core::ControllerCore::Sch
               report.pending, report.started, report.pending ? seconds * 1e6 / report.pending : 0.0);
 }
 
+struct RunTimes {
+  double submitPerSecond = 0;  // with --submit
+  double saturatedMs = 0;
+  double firstMs = 0;
+};
+
+RunTimes runOnce(const std::filesystem::path& dir, bool viaSubmit, int rounds, bool withAccounting) {
+  RunTimes times;
+  std::unique_ptr<accounting::AccountingStore> accountingStore;
+  if (withAccounting) {
+    auto opened = accounting::openAccountingStore(
+        {.backend = accounting::AccountingConnection::Backend::Sqlite, .path = (dir / "accounting.db").string()});
+    if (!opened) Bench::fail(opened.error());
+    accountingStore = std::move(*opened);
+  }
+  for (const char* file : {"bench.db", "bench.db-wal", "bench.db-shm"}) std::filesystem::remove(dir / file);
+  Bench bench((dir / "bench.db").string());
+  auto setupStart = SteadyClock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(SteadyClock::now() - setupStart).count(); };
+  // Fillers first, so they come first in the queue: whole nodes, kNodes / kFillerJobs each.
+  int fillerNodes = kNodes / kFillerJobs;
+  std::vector<v1::JobSpec> fillerSpecs(kFillerJobs, wholeNodesSpec(fillerNodes)), jobSpecs;
+  for (int i = 0; i < kJobs; ++i) jobSpecs.push_back(jobSpec(gpusOf(i), slotsOf(i) * kCpusPerGpu));
+  std::vector<uint64_t> fillers, jobs;
+  if (!viaSubmit) {
+    fillers = bench.preload(fillerSpecs);
+    jobs = bench.preload(jobSpecs);
+  }
+  bench.startCore(accountingStore.get());
+  bench.registerAll();
+  if (viaSubmit) {
+    fillers = bench.submit(fillerSpecs);
+    auto submitStart = SteadyClock::now();
+    jobs = bench.submit(jobSpecs);
+    double seconds = std::chrono::duration<double>(SteadyClock::now() - submitStart).count();
+    times.submitPerSecond = kJobs / seconds;
+    std::printf("case=submit accounting=%s jobs=%d ms=%.1f jobs_per_s=%.0f\n", withAccounting ? "on" : "off", kJobs,
+                seconds * 1e3, times.submitPerSecond);
+  }
+  std::printf("# setup: %d nodes registered with %d GPUs each, %d held jobs queued, %.1f s\n", kNodes,
+              kGpusPerNode, kJobs, elapsed());
+
+  double seconds = 0;
+  auto fill = bench.releaseAndPass(fillers, &seconds);
+  std::printf("# fill: %zu jobs of %d whole nodes started, every node full\n", fill.started, fillerNodes);
+  if (fill.started != static_cast<size_t>(kFillerJobs)) bench.fail("the cluster could not be filled");
+
+  // Saturated: the jobs are released onto the full cluster; nothing fits.
+  std::vector<double> each{bench.releaseAndTimeTriggeredPass(jobs)};
+  core::ControllerCore::SchedulePassReport saturated;
+  for (int r = 1; r < rounds; ++r) {
+    saturated = bench.timedPass(&seconds);
+    each.push_back(seconds);
+    if (saturated.started != 0) bench.fail("a job started on the full cluster");
+  }
+  std::vector<double> sorted = each;
+  std::sort(sorted.begin(), sorted.end());
+  printPass("saturated_pass", sorted[sorted.size() / 2], saturated);
+  times.saturatedMs = sorted[sorted.size() / 2] * 1e3;
+  std::string list;
+  for (double t : each) list += (list.empty() ? "" : ",") + std::to_string(static_cast<int>(t * 1e3 + 0.5));
+  std::printf("# saturated_pass rounds_ms=%s (median reported)\n", list.c_str());
+
+  // First pass: the fillers end, and one pass places the queue on the empty cluster.
+  auto first = bench.cancelAndPass(fillers, &seconds);
+  printPass("first_pass", seconds, first);
+  times.firstMs = seconds * 1e3;
+  std::printf("# done in %.1f s; store transactions=%llu\n", elapsed(),
+              static_cast<unsigned long long>(bench.storeTransactions()));
+  if (accountingStore) accountingStore->flush();
+  return times;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  bool viaSubmit = !args.empty() && args.front() == "--submit";
-  if (viaSubmit) args.erase(args.begin());
+  bool viaSubmit = false, accountingCompare = false;
+  while (!args.empty() && args.front().rfind("--", 0) == 0) {
+    if (args.front() == "--submit") {
+      viaSubmit = true;
+    } else if (args.front() == "--accounting") {
+      // Accounting off, then on, in one run: submit throughput and
+      // scheduling passes side by side, with their ratios.
+      accountingCompare = true;
+      viaSubmit = true;
+    } else {
+      std::fprintf(stderr, "bench_core: unknown option %s (expected --submit or --accounting)\n", args.front().c_str());
+      return 2;
+    }
+    args.erase(args.begin());
+  }
   int rounds = args.size() > 0 ? std::max(2, std::atoi(args[0].c_str())) : 3;
   if (args.size() > 1) kNodes = std::max(kFillerJobs, std::atoi(args[1].c_str()) / kFillerJobs * kFillerJobs);
   if (args.size() > 2) kJobs = std::max(1, std::atoi(args[2].c_str()));
@@ -357,53 +446,15 @@ int main(int argc, char** argv) {
               kNodes, kGpusPerNode, 2 * kCoresPerSocket, kJobs, rounds, viaSubmit ? "submitted" : "recovered");
   std::printf("# store: SQLite in a temporary folder; its commits and fsyncs run on the store's writer thread, "
               "outside the timed passes\n");
-  {
-    Bench bench((dir / "bench.db").string());
-    auto setupStart = SteadyClock::now();
-    auto elapsed = [&] { return std::chrono::duration<double>(SteadyClock::now() - setupStart).count(); };
-    // Fillers first, so they come first in the queue: whole nodes, kNodes / kFillerJobs each.
-    int fillerNodes = kNodes / kFillerJobs;
-    std::vector<v1::JobSpec> fillerSpecs(kFillerJobs, wholeNodesSpec(fillerNodes)), jobSpecs;
-    for (int i = 0; i < kJobs; ++i) jobSpecs.push_back(jobSpec(gpusOf(i), slotsOf(i) * kCpusPerGpu));
-    std::vector<uint64_t> fillers, jobs;
-    if (!viaSubmit) {
-      fillers = bench.preload(fillerSpecs);
-      jobs = bench.preload(jobSpecs);
-    }
-    bench.startCore();
-    bench.registerAll();
-    if (viaSubmit) {
-      fillers = bench.submit(fillerSpecs);
-      jobs = bench.submit(jobSpecs);
-    }
-    std::printf("# setup: %d nodes registered with %d GPUs each, %d held jobs queued, %.1f s\n", kNodes,
-                kGpusPerNode, kJobs, elapsed());
-
-    double seconds = 0;
-    auto fill = bench.releaseAndPass(fillers, &seconds);
-    std::printf("# fill: %zu jobs of %d whole nodes started, every node full\n", fill.started, fillerNodes);
-    if (fill.started != static_cast<size_t>(kFillerJobs)) bench.fail("the cluster could not be filled");
-
-    // Saturated: the jobs are released onto the full cluster; nothing fits.
-    std::vector<double> times{bench.releaseAndTimeTriggeredPass(jobs)};
-    core::ControllerCore::SchedulePassReport saturated;
-    for (int r = 1; r < rounds; ++r) {
-      saturated = bench.timedPass(&seconds);
-      times.push_back(seconds);
-      if (saturated.started != 0) bench.fail("a job started on the full cluster");
-    }
-    std::vector<double> sorted = times;
-    std::sort(sorted.begin(), sorted.end());
-    printPass("saturated_pass", sorted[sorted.size() / 2], saturated);
-    std::string each;
-    for (double t : times) each += (each.empty() ? "" : ",") + std::to_string(static_cast<int>(t * 1e3 + 0.5));
-    std::printf("# saturated_pass rounds_ms=%s (median reported)\n", each.c_str());
-
-    // First pass: the fillers end, and one pass places the queue on the empty cluster.
-    auto first = bench.cancelAndPass(fillers, &seconds);
-    printPass("first_pass", seconds, first);
-    std::printf("# done in %.1f s; store transactions=%llu\n", elapsed(),
-                static_cast<unsigned long long>(bench.storeTransactions()));
+  if (!accountingCompare) {
+    runOnce(dir, viaSubmit, rounds, false);
+  } else {
+    std::printf("# accounting off\n");
+    RunTimes off = runOnce(dir, true, rounds, false);
+    std::printf("# accounting on (SQLite accounting store in the same folder)\n");
+    RunTimes on = runOnce(dir, true, rounds, true);
+    std::printf("ratio submit_on_over_off=%.3f saturated_pass_on_over_off=%.3f first_pass_on_over_off=%.3f\n",
+                on.submitPerSecond / off.submitPerSecond, on.saturatedMs / off.saturatedMs, on.firstMs / off.firstMs);
   }
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);

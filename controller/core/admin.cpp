@@ -52,7 +52,7 @@ void ControllerCore::cancelJob(v1::CancelJobRequest request, auth::Identity call
         executor_.execute({SignalOnNodes{id, job->nodeNames, request.signal(), scope}});
         continue;
       }
-      if (applyJob(*job, job_event::Cancelled{})) lastChanged = id;
+      if (applyJob(*job, job_event::Cancelled{.byUid = caller.uid})) lastChanged = id;
     }
     if (lastChanged == 0) return reply(std::move(response));
     // Answer once the cancellations are durable: flush ordering is FIFO, so

@@ -36,6 +36,7 @@ ControllerCore::ControllerCore(boost::asio::io_context& io, CoreOptions options)
       ownTimers_(options.timers == nullptr ? std::make_unique<AsioTimerQueue>(strand_) : nullptr),
       timers_(options.timers != nullptr ? options.timers : ownTimers_.get()),
       state_(*options.conf),
+      accountingJournal_(makeAccountingJournal()),
       executor_(state_, *options.store, *options.agents, *timers_,
                 EffectExecutor::Hooks{
                     .post = [this](std::function<void()> work) { onStrand(std::move(work)); },
@@ -52,7 +53,9 @@ ControllerCore::ControllerCore(boost::asio::io_context& io, CoreOptions options)
                           stepEndedOnNode(job, step, node, 1, why);
                         },
                     .schedule = [this] { requestSchedule(); },
-                    .suspendSettled = [this] { resumeWaitingGangJobs(); }}) {}
+                    .suspendSettled = [this] { resumeWaitingGangJobs(); }}) {
+  executor_.setAccountingJournal(accountingJournal_.get());
+}
 
 int64_t ControllerCore::now() const { return toUnixSeconds(options_.clock->now()); }
 
@@ -77,6 +80,7 @@ Result<Ok> ControllerCore::applyJob(JobRecord& job, const JobEvent& event,
 
 void ControllerCore::applyNode(NodeRecord& node, const NodeEvent& event) {
   executor_.execute(onNodeEvent(node, event, now()));
+  recordNodeEvents(node);
 }
 
 int ControllerCore::shareGroupFor(const JobRecord& job) {
@@ -121,6 +125,7 @@ Status ControllerCore::start() {
   switchActive_ = options_.switchCalls != nullptr && conf_.switchType == "switch/lua";
   switchAnswers_ = options_.switchAnswers;
   recover(*snapshot);
+  startAccounting(*snapshot);
   recoverSwitchRecords();
   armSwitchCheck();
   if (conf_.gangScheduling()) {
@@ -241,6 +246,7 @@ void ControllerCore::forgetOldJobs() {
     bool switchBusy = job.network && (interconnect::hasOutstandingCalls(*job.network) || !job.switchHeldNodes.empty());
     if (isEnded(job.state) && job.endTime + keep < t && !switchBusy) {
       std::erase_if(setupSnapshots_, [id = it->first](const auto& entry) { return entry.first.first == id; });
+      if (accountingJournal_) accountingJournal_->forgetJob(it->first);
       it = state_.jobs.erase(it);
     } else {
       ++it;

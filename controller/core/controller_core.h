@@ -25,19 +25,18 @@
 #include "common/util/clock.h"
 #include "common/util/result.h"
 #include "common/util/timer.h"
+#include "controller/accounting/accounting_store.h"
+#include "controller/core/accounting_journal.h"
 #include "controller/core/agent_gateway.h"
 #include "controller/core/core_state.h"
 #include "controller/core/effects.h"
 #include "controller/core/lifecycle.h"
+#include "controller/core/node_accounting.h"
 #include "controller/core/switch_calls.h"
 #include "controller/select/cluster.h"
 #include "controller/store/job_store.h"
 #include "controller/switch/switch_lifecycle.h"
 #include "gantry/v1/controller.pb.h"
-
-namespace gantry::accounting {
-class AccountingStore;
-}  // namespace gantry::accounting
 
 namespace gantry::core {
 
@@ -65,7 +64,7 @@ struct CoreOptions {
   // command, a registration, State=RESUME), with the record now in force:
   // where accounting opens and closes its node event for a drained tracked
   // TRES. Must not block. Null: nothing is told.
-  std::function<void(const std::string& node, const drain::DrainedTres& drained)> drainedTresChanged;
+  std::function<void(const std::string& node, const drain::DrainedTres& drained)> drainedTresChanged{};
   // AccountingStorageType: where job, step and node event records go, by
   // way of the state store's accounting journal. Null: accounting is off.
   accounting::AccountingStore* accounting = nullptr;
@@ -294,9 +293,15 @@ class ControllerCore {
   void armSwitchCheck();
   void switchCheck();
 
+  // Accounting (accounting_driver.cpp): null when AccountingStorageType is none.
+  std::unique_ptr<AccountingJournal> makeAccountingJournal();
+  void startAccounting(const store::Snapshot& snapshot);
+  // Opens and closes the node's accounting events to match its state.
+  void recordNodeEvents(const NodeRecord& node);
+
   // Steps (step_manager.cpp).
   void stepEndedOnNode(uint64_t jobId, uint32_t stepId, const std::string& node, int exitCode,
-                       const std::string& message);
+                       const std::string& message, std::vector<accounting::TaskUsageSample> usage = {});
   // Hook of stepComplete for numbered steps; true when it handled the report.
   bool numberedStepComplete(const v1::StepCompleteRequest& request);
 
@@ -307,6 +312,8 @@ class ControllerCore {
   std::unique_ptr<TimerQueue> ownTimers_;  // when the caller gave none
   TimerQueue* timers_ = nullptr;
   CoreState state_;
+  std::unique_ptr<AccountingJournal> accountingJournal_;
+  NodeEventBook nodeEvents_;
   EffectExecutor executor_;
   TimerQueue::TimerId tickTimer_ = 0;
   TimerQueue::TimerId sliceTimer_ = 0;

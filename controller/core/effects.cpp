@@ -22,17 +22,6 @@ std::string toLower(std::string text) {
   return text;
 }
 
-// PrologFlags=Contain (a comma-separated list, any case) asks for the
-// extern step.
-bool wantsExternStep(const config::GantryConf& conf) {
-  for (const auto& [key, value] : conf.entries) {
-    if (toLower(key) != "prologflags") continue;
-    std::string flags = "," + toLower(value) + ",";
-    if (flags.find(",contain,") != std::string::npos) return true;
-  }
-  return false;
-}
-
 AgentAddress addressOf(const NodeRecord& node) {
   return AgentAddress{.node = node.conf.name, .addr = node.addr, .port = node.port};
 }
@@ -89,6 +78,17 @@ void moveDevices(select::Allocation& allocation, int selectIndex, const std::vec
 }
 
 }  // namespace
+
+// PrologFlags=Contain (a comma-separated list, any case) asks for the
+// extern step.
+bool detail::wantsExternStep(const config::GantryConf& conf) {
+  for (const auto& [key, value] : conf.entries) {
+    if (toLower(key) != "prologflags") continue;
+    std::string flags = "," + toLower(value) + ",";
+    if (flags.find(",contain,") != std::string::npos) return true;
+  }
+  return false;
+}
 
 EffectExecutor::EffectExecutor(CoreState& state, store::JobStore& store, AgentGateway& agents,
                                TimerQueue& timers, Hooks hooks)
@@ -231,7 +231,23 @@ void EffectExecutor::refreshNode(NodeRecord& node, bool hardwareChanged) {
 // ---------------------------------------------------------------- store
 
 void EffectExecutor::persistJob(const JobRecord& job, std::function<void(const Status&)> done) {
-  store_.saveJob(views::jobToWire(job, state_.cluster, views::kStoredDetail), std::move(done));
+  std::vector<JournalRow> rows;
+  if (journal_ != nullptr) rows = journal_->rowsFor(job, state_.cluster);
+  v1::Job stored = views::jobToWire(job, state_.cluster, views::kStoredDetail);
+  if (rows.empty()) return store_.saveJob(stored, std::move(done));
+  store::JobStore::JournalRows encoded = AccountingJournal::encode(rows);
+  // The records are durable with the change; only then do they go on.
+  store_.saveJob(
+      stored,
+      [this, id = job.id, rows = std::move(rows), done = std::move(done)](const Status& status) {
+        if (status) {
+          journal_->deliver(rows);
+        } else {
+          hooks_.post([this, id] { journal_->persistFailed(id); });
+        }
+        if (done) done(status);
+      },
+      std::move(encoded));
 }
 
 void EffectExecutor::persistNode(const NodeRecord& node, std::function<void(const Status&)> done) {
@@ -365,7 +381,7 @@ void EffectExecutor::launchBatch(JobRecord& job) {
 }
 
 void EffectExecutor::launchExtern(JobRecord& job) {
-  if (!wantsExternStep(state_.conf)) return;
+  if (!detail::wantsExternStep(state_.conf)) return;
   for (size_t i = 0; i < job.allocation.nodes.size(); ++i) {
     const select::NodeGrant& grant = job.allocation.nodes[i];
     NodeRecord& node = state_.nodeAt(grant.node);

@@ -19,6 +19,7 @@
 
 #include "common/util/result.h"
 #include "common/util/timer.h"
+#include "controller/core/accounting_journal.h"
 #include "controller/core/agent_gateway.h"
 #include "controller/core/core_state.h"
 #include "controller/core/lifecycle.h"
@@ -66,6 +67,10 @@ class EffectExecutor {
   // Starts an interactive step (srun) on each node of its allocation.
   void launchInteractive(const JobRecord& job, const StepRecord& step, const v1::CreateStepRequest& request);
 
+  // Accounting: each persist of a job journals the records that changed.
+  // Null (the default): accounting is off.
+  void setAccountingJournal(AccountingJournal* journal) { journal_ = journal; }
+
   // Node commands not yet acknowledged, for tests and diagnostics.
   size_t unacknowledged() const { return latest_.size(); }
   // Suspend commands to the node not yet acknowledged. Gang scheduling
@@ -88,6 +93,7 @@ class EffectExecutor {
   AgentGateway& agents_;
   TimerQueue& timers_;
   Hooks hooks_;
+  AccountingJournal* journal_ = nullptr;
   uint64_t nextSequence_ = 1;
   struct Pending {
     uint64_t sequence = 0;

@@ -107,6 +107,7 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
     job.state = JobState::Pending;
     job.reason = spec.hold() ? JobReason::JobHeldUser : JobReason::None;
     job.submitTime = now();
+    job.eligibleTime = job.spec.hold() ? 0 : job.submitTime;
     job.timeLimitSeconds = *timeLimit;
     uint64_t id = job.id;
     auto [it, inserted] = state_.jobs.emplace(id, std::move(job));

@@ -129,6 +129,8 @@ Effects requeue(JobRecord& job, JobReason reason, std::string detail, std::vecto
   job.reason = reason;
   job.reasonDetail = std::move(detail);
   job.restartCount += 1;
+  job.requeueTime = now;
+  job.eligibleTime = job.held() ? 0 : now;
   job.nodeNames.clear();
   job.startTime = 0;
   job.runSecondsBefore = 0;
@@ -241,9 +243,10 @@ struct JobTransition {
                   ok ? JobReason::None : JobReason::NonZeroExitCode, "", completed.exitCode, 0, now);
   }
 
-  Result<Effects> operator()(const Cancelled&) {
+  Result<Effects> operator()(const Cancelled& cancelled) {
     if (isEnded(job.state)) return notNow("Job/step already completing or completed");
     bool started = job.state != JobState::Pending;
+    job.cancelledBy = cancelled.byUid;
     return endJob(job, JobState::Cancelled, JobReason::None, "", 0, started ? SIGTERM : 0, now);
   }
 
@@ -377,6 +380,7 @@ struct JobTransition {
   Result<Effects> operator()(const Hold& hold) {
     if (job.state != JobState::Pending) return notNow("Job is no longer pending execution");
     job.spec.set_hold(true);
+    job.eligibleTime = 0;
     job.reason = hold.byAdmin ? JobReason::JobHeldAdmin : JobReason::JobHeldUser;
     job.reasonDetail.clear();
     return Effects{PersistJob{job.id}};
@@ -385,6 +389,7 @@ struct JobTransition {
   Result<Effects> operator()(const Release&) {
     if (job.state != JobState::Pending) return notNow("Job is no longer pending execution");
     job.spec.set_hold(false);
+    job.eligibleTime = now;
     job.reason = JobReason::None;
     job.reasonDetail.clear();
     return Effects{PersistJob{job.id}, Schedule{}};

@@ -88,7 +88,9 @@ struct StartNotStored { std::string error; };
 struct BatchEnded { int exitCode = 0; int signal = 0; std::string message; int64_t endTime = 0; };
 // A salloc/srun allocation was given back.
 struct AllocationCompleted { int exitCode = 0; };
-struct Cancelled {};
+struct Cancelled {
+  std::optional<uint32_t> byUid;  // who asked ("CANCELLED by UID")
+};
 struct TimeLimitReached {};
 // The salloc/srun holding an allocation stopped calling KeepAllocation.
 struct ClientGone {};

@@ -94,8 +94,9 @@ void ControllerCore::drainedTresChanged(NodeRecord& node, const drain::DrainedTr
   }
   executor_.refreshNode(node, layoutChanged);
   executor_.persistNode(node);
-  if (options_.drainedTresChanged && node.drainedTres != before) {
-    options_.drainedTresChanged(node.conf.name, node.drainedTres);
+  if (node.drainedTres != before) {
+    recordNodeEvents(node);
+    if (options_.drainedTresChanged) options_.drainedTresChanged(node.conf.name, node.drainedTres);
   }
   requestSchedule();
 }

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/accounting/tres_usage.h"
 #include "common/config/gantry_conf.h"
 #include "common/gres/device.h"
 #include "controller/drain/drained_tres.h"
@@ -88,6 +89,8 @@ struct StepRecord {
   std::string message;
   int64_t startTime = 0;
   int64_t endTime = 0;
+  // What its tasks used (accounting), gathered from each node's report.
+  std::vector<accounting::TaskUsageSample> usage;
   bool ended() const { return nodesLeft.empty(); }
 };
 
@@ -103,6 +106,8 @@ struct JobRecord {
   std::string reasonDetail;
 
   int64_t submitTime = 0;
+  int64_t eligibleTime = 0;    // when it last became eligible (0 while held)
+  int64_t requeueTime = 0;     // when it was last requeued (0: never); starts a new accounting run
   int64_t startTime = 0;       // when the job was allocated (kept through suspensions)
   int64_t endTime = 0;
   // When the job was last suspended or resumed (Slurm's SuspendTime): the
@@ -114,6 +119,9 @@ struct JobRecord {
   int exitCode = 0;
   int termSignal = 0;
   int restartCount = 0;
+  std::optional<uint32_t> cancelledBy;  // the uid that cancelled it
+  // What the batch step's tasks used (accounting), from its node's report.
+  std::vector<accounting::TaskUsageSample> batchUsage;
 
   // Resources: the allocation, its node names in grant order, and whether
   // the selection Cluster holds them now.

@@ -8,6 +8,7 @@
 
 #include "common/gres/gpu_bind.h"
 #include "common/hostlist/hostlist.h"
+#include "controller/core/core_helpers.h"
 #include "controller/core/controller_core.h"
 #include "controller/core/job_request.h"
 #include "controller/core/step_gres.h"
@@ -124,7 +125,7 @@ void ControllerCore::createStep(v1::CreateStepRequest request, auth::Identity ca
 }
 
 void ControllerCore::stepEndedOnNode(uint64_t jobId, uint32_t stepId, const std::string& node, int exitCode,
-                                     const std::string& message) {
+                                     const std::string& message, std::vector<accounting::TaskUsageSample> usage) {
   JobRecord* job = state_.findJob(jobId);
   if (job == nullptr) return;
   auto found = job->steps.find(stepId);
@@ -132,6 +133,7 @@ void ControllerCore::stepEndedOnNode(uint64_t jobId, uint32_t stepId, const std:
   StepRecord& step = found->second;
   // Reports are retried until acknowledged: count each node once.
   if (step.nodesLeft.erase(node) == 0) return;
+  step.usage.insert(step.usage.end(), std::make_move_iterator(usage.begin()), std::make_move_iterator(usage.end()));
   step.exitCode = std::max(step.exitCode, exitCode);
   if (!message.empty() && step.message.empty()) step.message = message;
   if (step.ended()) step.endTime = now();
@@ -141,7 +143,8 @@ bool ControllerCore::numberedStepComplete(const v1::StepCompleteRequest& request
   uint32_t stepId = 0;
   if (!parseStepNumber(request.step_id(), &stepId)) return false;
   int exitCode = request.term_signal() != 0 ? 128 + request.term_signal() : request.exit_code();
-  stepEndedOnNode(request.job_id(), stepId, request.node_name(), exitCode, request.message());
+  stepEndedOnNode(request.job_id(), stepId, request.node_name(), exitCode, request.message(),
+                  detail::usageSamplesOf(request));
   return true;
 }
 

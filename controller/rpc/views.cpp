@@ -185,6 +185,9 @@ v1::Job jobToWire(const JobRecord& job, const select::Cluster& cluster, const Jo
   wire.set_reason_code(static_cast<int32_t>(job.reason));
   wire.set_reason_detail(job.reasonDetail);
   wire.set_submit_time(job.submitTime);
+  wire.set_eligible_time(job.eligibleTime);
+  wire.set_requeue_time(job.requeueTime);
+  if (job.cancelledBy) wire.set_cancelled_by_uid(*job.cancelledBy);
   wire.set_start_time(job.startTime);
   wire.set_end_time(job.endTime);
   wire.set_exit_code(job.exitCode);
@@ -231,6 +234,9 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
     job.reasonDetail = wire.reason();
   }
   job.submitTime = wire.submit_time();
+  job.eligibleTime = wire.eligible_time();
+  job.requeueTime = wire.requeue_time();
+  if (wire.has_cancelled_by_uid()) job.cancelledBy = wire.cancelled_by_uid();
   job.startTime = wire.start_time();
   job.endTime = wire.end_time();
   job.exitCode = wire.exit_code();

@@ -63,6 +63,7 @@ Status JobStore::open(const std::string& path) {
   if (status) {
     Snapshot unused;
     status = readNodes(&unused);
+    if (status) status = readJournal(&unused);
   }
   if (status) {
     auto stored = detail::readMaxJobId(db_);
@@ -126,6 +127,7 @@ Result<Snapshot> JobStore::load(int64_t now, int64_t keepFinishedSeconds) const 
   snapshot.maxJobId = std::max(snapshot.maxJobId, stored->value_or(0));
   if (auto status = readJobs(now, keepFinishedSeconds, &snapshot.jobs); !status) return status.failure();
   if (auto status = readNodes(&snapshot); !status) return status.failure();
+  if (auto status = readJournal(&snapshot); !status) return status.failure();
   return snapshot;
 }
 
@@ -202,19 +204,51 @@ Status JobStore::readNodes(Snapshot* snapshot) const {
   return okStatus();
 }
 
+// The rows are the core's to decode: one it cannot read is its to report.
+Status JobStore::readJournal(Snapshot* snapshot) const {
+  Statement rows(db_, "SELECT seq, record FROM accounting_journal ORDER BY seq");
+  if (!rows) return sqliteFailure("table accounting_journal");
+  int rc;
+  while ((rc = sqlite3_step(rows.get())) == SQLITE_ROW) {
+    const char* blob = static_cast<const char*>(sqlite3_column_blob(rows.get(), 1));
+    int size = sqlite3_column_bytes(rows.get(), 1);
+    snapshot->accountingJournal[static_cast<uint64_t>(sqlite3_column_int64(rows.get(), 0))] =
+        blob != nullptr ? std::string(blob, static_cast<size_t>(size)) : std::string();
+  }
+  if (rc != SQLITE_DONE) return sqliteFailure("table accounting_journal");
+  return okStatus();
+}
+
 void JobStore::enqueue(Pending pending) {
   std::lock_guard lock(mutex_);
   queue_.push_back(std::move(pending));
   wake_.notify_one();
 }
 
-void JobStore::saveJob(const v1::Job& job, Callback done) {
+void JobStore::saveJob(const v1::Job& job, Callback done, JournalRows journal) {
   Pending pending;
   pending.kind = Pending::Kind::Job;
+  pending.journal = std::move(journal);
   pending.jobId = job.job_id();
   pending.jobBlob = job.SerializeAsString();
   pending.jobState = job.state();
   pending.endTime = job.end_time();
+  pending.done = std::move(done);
+  enqueue(std::move(pending));
+}
+
+void JobStore::journal(JournalRows rows, Callback done) {
+  Pending pending;
+  pending.kind = Pending::Kind::Journal;
+  pending.journal = std::move(rows);
+  pending.done = std::move(done);
+  enqueue(std::move(pending));
+}
+
+void JobStore::forgetJournal(std::vector<uint64_t> sequences, Callback done) {
+  Pending pending;
+  pending.kind = Pending::Kind::Journal;
+  pending.forget = std::move(sequences);
   pending.done = std::move(done);
   enqueue(std::move(pending));
 }
@@ -307,12 +341,31 @@ Status JobStore::writeBatch(std::deque<Pending>& batch) {
   Statement putMaxJobId(db_,
                         "INSERT INTO meta(key, value) VALUES('max_job_id', ?) "
                         "ON CONFLICT(key) DO UPDATE SET value=MAX(value, excluded.value)");
-  if (!putJob || !putNode || !putHardware || !putDrains || !putMaxJobId) {
+  Statement putJournal(db_, "INSERT OR REPLACE INTO accounting_journal(seq, record) VALUES(?,?)");
+  Statement dropJournal(db_, "DELETE FROM accounting_journal WHERE seq = ?");
+  if (!putJob || !putNode || !putHardware || !putDrains || !putMaxJobId || !putJournal || !dropJournal) {
     (void)exec(db_, "ROLLBACK");
     return Error{ErrorCode::Internal, std::string("sqlite: ") + sqlite3_errmsg(db_)};
   }
   uint64_t batchMaxJobId = maxJobId_;
+  auto fail = [&]() {
+    std::string message = sqlite3_errmsg(db_);
+    (void)exec(db_, "ROLLBACK");
+    return Error{ErrorCode::Internal, "sqlite: " + message};
+  };
   for (const auto& pending : batch) {
+    for (const auto& [sequence, record] : pending.journal) {
+      sqlite3_reset(putJournal.get());
+      sqlite3_bind_int64(putJournal.get(), 1, static_cast<int64_t>(sequence));
+      sqlite3_bind_blob(putJournal.get(), 2, record.data(), static_cast<int>(record.size()), SQLITE_STATIC);
+      if (sqlite3_step(putJournal.get()) != SQLITE_DONE) return fail();
+    }
+    for (uint64_t sequence : pending.forget) {
+      sqlite3_reset(dropJournal.get());
+      sqlite3_bind_int64(dropJournal.get(), 1, static_cast<int64_t>(sequence));
+      if (sqlite3_step(dropJournal.get()) != SQLITE_DONE) return fail();
+    }
+    if (pending.kind == Pending::Kind::Journal) continue;
     if (pending.kind == Pending::Kind::Job) batchMaxJobId = std::max(batchMaxJobId, pending.jobId);
     sqlite3_stmt* stmt = pending.kind == Pending::Kind::Job        ? putJob.get()
                          : pending.kind == Pending::Kind::Node     ? putNode.get()

@@ -58,6 +58,8 @@ struct Snapshot {
   std::map<std::string, std::string> nodeHardware;
   // Each node's per-device drains and saved device order (controller/drain).
   std::map<std::string, drain::DrainedTres> nodeDrains;
+  // Accounting records journaled and not yet delivered, by sequence number.
+  std::map<uint64_t, std::string> accountingJournal;
   // The highest job id ever stored (the high-water mark, or a row above
   // it): the next job gets a higher one.
   uint64_t maxJobId = 0;
@@ -96,8 +98,17 @@ class JobStore {
   // keepFinishedSeconds == 0 (MinJobAge=0) keeps every ended job.
   Result<Snapshot> load(int64_t now, int64_t keepFinishedSeconds) const;
 
-  // Queues a write; `done` runs once it is durable (or failed).
-  void saveJob(const v1::Job& job, Callback done = {});
+  // An accounting record to keep until it is delivered: its sequence
+  // number (the caller's, increasing) and its encoded form.
+  using JournalRows = std::vector<std::pair<uint64_t, std::string>>;
+
+  // Queues a write; `done` runs once it is durable (or failed). `journal`
+  // rows are written in the same transaction as the job.
+  void saveJob(const v1::Job& job, Callback done = {}, JournalRows journal = {});
+  // Journal rows on their own (node events), and the removal of rows once
+  // the accounting store has them.
+  void journal(JournalRows rows, Callback done = {});
+  void forgetJournal(std::vector<uint64_t> sequences, Callback done = {});
   void saveNode(const NodeAdminState& node, Callback done = {});
   void saveNodeHardware(const std::string& node, std::string hardware, Callback done = {});
   void saveNodeDrains(const std::string& node, const drain::DrainedTres& drains, Callback done = {});
@@ -111,13 +122,15 @@ class JobStore {
 
  private:
   struct Pending {
-    enum class Kind { Job, Node, Hardware, Drains } kind = Kind::Job;
+    enum class Kind { Job, Node, Hardware, Drains, Journal } kind = Kind::Job;
     uint64_t jobId = 0;
     std::string jobBlob;
     int jobState = 0;
     int64_t endTime = 0;
     NodeAdminState node;
     std::string hardware;  // Hardware: the serialized record; Drains: the stored JSON
+    JournalRows journal;   // Job, Journal: rows to add
+    std::vector<uint64_t> forget;  // Journal: rows to remove
     Callback done;
   };
 
@@ -128,6 +141,7 @@ class JobStore {
   Status check() const;
   Status readJobs(int64_t now, int64_t keepFinishedSeconds, std::vector<v1::Job>* jobs) const;
   Status readNodes(Snapshot* snapshot) const;
+  Status readJournal(Snapshot* snapshot) const;
   Error damaged(const std::string& what) const;
   Error sqliteFailure(const std::string& what) const;
 

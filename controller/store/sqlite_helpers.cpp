@@ -31,6 +31,10 @@ Status createSchema(sqlite3* db) {
            "CREATE TABLE IF NOT EXISTS node_hardware (name TEXT PRIMARY KEY, record BLOB NOT NULL)",
            // Per-device drains and the saved device order, as JSON text.
            "CREATE TABLE IF NOT EXISTS node_drains (name TEXT PRIMARY KEY, record TEXT NOT NULL)",
+           // Accounting records not yet delivered to the accounting store,
+           // written in the transaction of the change that produced them
+           // (controller/core/accounting_journal.h).
+           "CREATE TABLE IF NOT EXISTS accounting_journal (seq INTEGER PRIMARY KEY, record BLOB NOT NULL)",
            // Values that outlive any row of the other tables: the job id
            // high-water mark, so an id is never handed out twice.
            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)",

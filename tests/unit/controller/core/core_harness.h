@@ -149,14 +149,15 @@ inline std::string tempDb() {
 struct CoreHarness {
   explicit CoreHarness(config::GantryConf configuration = twoNodeConf(), std::string dbPath = tempDb(),
                        core::SwitchCalls* switchCalls = nullptr, core::SwitchScriptAnswers switchAnswers = {},
-                       int64_t keepFinishedSeconds = 300)
+                       int64_t keepFinishedSeconds = 300, accounting::AccountingStore* accounting = nullptr)
       : db(std::move(dbPath)), conf(std::move(configuration)) {
     REQUIRE(store.open(db).ok());
     clock.set(TimePoint(std::chrono::seconds(1'000'000)));
     core = std::make_unique<core::ControllerCore>(
         io, core::CoreOptions{.conf = &conf, .clock = &clock, .store = &store, .agents = &agents,
                               .timers = &timers, .keepFinishedSeconds = keepFinishedSeconds,
-                              .tick = std::chrono::milliseconds(1), .switchCalls = switchCalls, .switchAnswers = switchAnswers});
+                              .tick = std::chrono::milliseconds(1), .switchCalls = switchCalls, .switchAnswers = switchAnswers,
+                              .accounting = accounting});
     REQUIRE(core->start().ok());
   }
   ~CoreHarness() {

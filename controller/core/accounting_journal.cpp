@@ -1,0 +1,194 @@
+#include "controller/core/accounting_journal.h"
+
+#include <algorithm>
+#include <spdlog/spdlog.h>
+
+namespace gantry::core {
+namespace {
+
+constexpr int kFirstRetrySeconds = 2;
+constexpr int kLongestRetrySeconds = 60;
+
+bool ended(const accounting::JobRecord& record) { return record.endTime != 0; }
+
+std::string describe(const AccountingEntry& entry) {
+  if (const auto* job = std::get_if<accounting::JobRecord>(&entry)) {
+    return "the record of job " + std::to_string(job->jobId) + (job->stepId.empty() ? "" : "." + job->stepId);
+  }
+  const auto& event = std::get<accounting::NodeEvent>(entry);
+  return "the " + event.state + " event of node " + event.node;
+}
+
+}  // namespace
+
+AccountingJournal::AccountingJournal(store::JobStore& store, accounting::AccountingStore& accounting,
+                                     TimerQueue& timers, std::function<void(std::function<void()>)> post,
+                                     AccountingScope scope)
+    : store_(store), accounting_(accounting), timers_(timers), post_(std::move(post)), scope_(std::move(scope)) {}
+
+std::vector<JournalRow> AccountingJournal::rowsFor(const JobRecord& job, const select::Cluster& cluster) {
+  std::vector<accounting::JobRecord> now = accountingRecordsOf(job, cluster, scope_);
+  std::vector<accounting::JobRecord>& last = lastWritten_[job.id];
+  std::vector<JournalRow> rows;
+  // A run the job has left (requeued): close what was left open of it.
+  if (!last.empty() && last.front().submitTime != now.front().submitTime) {
+    for (const auto& record : last) {
+      if (ended(record)) continue;
+      accounting::JobRecord closed = requeuedRun(record, job.requeueTime);
+      if (!record.stepId.empty()) closed.state = "CANCELLED";
+      rows.push_back({nextSequence(), closed});
+    }
+    last.clear();
+  }
+  for (const auto& record : now) {
+    auto same = std::find_if(last.begin(), last.end(), [&](const auto& r) { return r.stepId == record.stepId; });
+    if (same != last.end() && *same == record) continue;
+    rows.push_back({nextSequence(), record});
+  }
+  last = std::move(now);
+  return rows;
+}
+
+void AccountingJournal::persistFailed(uint64_t job) { lastWritten_.erase(job); }
+
+void AccountingJournal::remember(const JobRecord& job, const select::Cluster& cluster) {
+  lastWritten_[job.id] = accountingRecordsOf(job, cluster, scope_);
+}
+
+void AccountingJournal::journalEvents(const std::vector<accounting::NodeEvent>& events) {
+  if (events.empty()) return;
+  std::vector<JournalRow> rows;
+  for (const auto& event : events) rows.push_back({nextSequence(), event});
+  store_.journal(encode(rows), [this, rows](const Status& status) {
+    if (!status) {
+      spdlog::error("accounting: node events could not be journaled: {}", status.error());
+      return;
+    }
+    deliver(rows);
+  });
+}
+
+store::JobStore::JournalRows AccountingJournal::encode(const std::vector<JournalRow>& rows) {
+  store::JobStore::JournalRows out;
+  out.reserve(rows.size());
+  for (const auto& row : rows) out.emplace_back(row.sequence, encodeAccountingEntry(row.entry));
+  return out;
+}
+
+void AccountingJournal::deliver(std::vector<JournalRow> rows) {
+  if (rows.empty()) return;
+  std::vector<accounting::JobRecord> jobs;
+  std::vector<accounting::NodeEvent> events;
+  for (const auto& row : rows) {
+    if (const auto* job = std::get_if<accounting::JobRecord>(&row.entry)) jobs.push_back(*job);
+    else events.push_back(std::get<accounting::NodeEvent>(row.entry));
+  }
+  {
+    std::lock_guard lock(mutex_);
+    ++inFlight_;
+  }
+  accounting::AccountingStore::Callback done = [this, rows](const Status& status) {
+    {
+      std::lock_guard lock(mutex_);
+      --inFlight_;
+    }
+    delivered(rows, status);
+  };
+  Status queued = okStatus();
+  if (!jobs.empty()) {
+    queued = accounting_.appendJobs(std::move(jobs), events.empty() ? done : accounting::AccountingStore::Callback{});
+  }
+  if (queued && !events.empty()) queued = accounting_.appendEvents(std::move(events), done);
+  if (queued) return;
+  {
+    std::lock_guard lock(mutex_);
+    --inFlight_;
+  }
+  if (rows.size() > 1 && queued.failure().code == ErrorCode::Invalid) {
+    // One record breaks a rule: deliver each alone, so only it is lost.
+    for (auto& row : rows) deliver({std::move(row)});
+    return;
+  }
+  delivered(rows, queued);
+}
+
+void AccountingJournal::delivered(const std::vector<JournalRow>& rows, const Status& status) {
+  std::vector<uint64_t> sequences;
+  for (const auto& row : rows) sequences.push_back(row.sequence);
+  bool hopeless = !status && status.failure().code == ErrorCode::Invalid;
+  {
+    std::lock_guard lock(mutex_);
+    if (!status && !hopeless) {
+      failed_.insert(failed_.end(), rows.begin(), rows.end());
+    } else {
+      retryDelaySeconds_ = 0;
+    }
+  }
+  if (hopeless) {
+    // A record the accounting store can never take is dropped, not retried
+    // for ever; the log says which.
+    spdlog::error("accounting: {} was refused and is dropped: {}", describe(rows.front().entry), status.error());
+  } else if (!status) {
+    spdlog::warn("accounting: {} record(s) not stored yet, retrying: {}", rows.size(), status.error());
+    post_([this] { scheduleRetry(); });
+    return;
+  }
+  store_.forgetJournal(std::move(sequences));
+}
+
+void AccountingJournal::scheduleRetry() {
+  int delay;
+  {
+    std::lock_guard lock(mutex_);
+    if (retryScheduled_ || failed_.empty()) return;
+    retryScheduled_ = true;
+    retryDelaySeconds_ = std::clamp(retryDelaySeconds_ * 2, kFirstRetrySeconds, kLongestRetrySeconds);
+    delay = retryDelaySeconds_;
+  }
+  timers_.after(std::chrono::seconds(delay), [this] { retry(); });
+}
+
+void AccountingJournal::retry() {
+  std::vector<JournalRow> rows;
+  {
+    std::lock_guard lock(mutex_);
+    retryScheduled_ = false;
+    rows.swap(failed_);
+  }
+  deliver(std::move(rows));
+}
+
+void AccountingJournal::recover(const std::map<uint64_t, std::string>& journal) {
+  std::vector<JournalRow> rows;
+  std::vector<uint64_t> unreadable;
+  for (const auto& [sequence, text] : journal) {
+    nextSequence_ = std::max(nextSequence_, sequence + 1);
+    auto entry = decodeAccountingEntry(text);
+    if (!entry) {
+      spdlog::error("accounting: journal row {} cannot be read and is dropped: {}", sequence, entry.error());
+      unreadable.push_back(sequence);
+      continue;
+    }
+    rows.push_back({sequence, std::move(*entry)});
+  }
+  if (!unreadable.empty()) store_.forgetJournal(std::move(unreadable));
+  if (!rows.empty()) spdlog::info("accounting: delivering {} journaled record(s) left from before the restart", rows.size());
+  // In batches, so one refused record costs little.
+  constexpr size_t kBatch = 500;
+  for (size_t i = 0; i < rows.size(); i += kBatch) {
+    size_t end = std::min(rows.size(), i + kBatch);
+    deliver(std::vector<JournalRow>(rows.begin() + static_cast<long>(i), rows.begin() + static_cast<long>(end)));
+  }
+}
+
+size_t AccountingJournal::inFlight() const {
+  std::lock_guard lock(mutex_);
+  return inFlight_;
+}
+
+size_t AccountingJournal::awaitingRetry() const {
+  std::lock_guard lock(mutex_);
+  return failed_.size();
+}
+
+}  // namespace gantry::core

@@ -1,0 +1,97 @@
+// Accounting records on their way from the core to the accounting store.
+//
+// A record is journaled with the state change that produced it: the rows
+// go into the state store in the same transaction as the job's record
+// (JobStore::saveJob's `journal`), so a controller killed at any moment
+// either has both the change and its record or neither. Once durable, the
+// rows are handed to the accounting store; once that store has them, they
+// are removed from the journal. After a restart whatever the journal still
+// holds is handed over again. Delivery is therefore at least once, and
+// the accounting store's idempotent writes make it exactly once in effect.
+//
+// Only records that changed are journaled: the journal remembers what it
+// last wrote for each live job, and a persist of an unchanged job carries
+// nothing. When a job's run ends by requeue, the record of that run is
+// closed (REQUEUED) and the next run starts a record of its own.
+//
+// Threading: rowsFor(), nodeEvents(), recover() and forgetJob() run on the
+// core's strand; deliver() and the store callbacks run on the stores'
+// writer threads. A delivery that fails is retried from the strand with a
+// growing delay; the core never waits for either store.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/util/timer.h"
+#include "controller/accounting/accounting_store.h"
+#include "controller/core/accounting_codec.h"
+#include "controller/core/accounting_view.h"
+#include "controller/store/job_store.h"
+
+namespace gantry::core {
+
+struct JournalRow {
+  uint64_t sequence = 0;
+  AccountingEntry entry;
+};
+
+class AccountingJournal {
+ public:
+  AccountingJournal(store::JobStore& store, accounting::AccountingStore& accounting, TimerQueue& timers,
+                    std::function<void(std::function<void()>)> post, AccountingScope scope);
+
+  const AccountingScope& scope() const { return scope_; }
+
+  // The rows a persist of `job` must carry: the records that changed since
+  // the last ones written for it.
+  std::vector<JournalRow> rowsFor(const JobRecord& job, const select::Cluster& cluster);
+  // A persist that carried rows failed: write the job's records again next time.
+  void persistFailed(uint64_t job);
+  // The job left the controller's memory.
+  void forgetJob(uint64_t job) { lastWritten_.erase(job); }
+  // At start: what was last written for a recovered job (not journaled again).
+  void remember(const JobRecord& job, const select::Cluster& cluster);
+
+  // Journals node events on their own and delivers them once durable.
+  void journalEvents(const std::vector<accounting::NodeEvent>& events);
+
+  // The stored form of rows, for JobStore::saveJob.
+  static store::JobStore::JournalRows encode(const std::vector<JournalRow>& rows);
+  // Hands durable rows to the accounting store. Thread-safe.
+  void deliver(std::vector<JournalRow> rows);
+  // At start: delivers what the journal still held. Rows that cannot be
+  // decoded are reported and dropped.
+  void recover(const std::map<uint64_t, std::string>& journal);
+
+  // For tests and diagnostics: rows handed over and not yet confirmed, and
+  // rows waiting for a retry.
+  size_t inFlight() const;
+  size_t awaitingRetry() const;
+
+ private:
+  uint64_t nextSequence() { return nextSequence_++; }
+  void delivered(const std::vector<JournalRow>& rows, const Status& status);
+  void scheduleRetry();
+  void retry();
+
+  store::JobStore& store_;
+  accounting::AccountingStore& accounting_;
+  TimerQueue& timers_;
+  std::function<void(std::function<void()>)> post_;
+  AccountingScope scope_;
+  uint64_t nextSequence_ = 1;
+  std::map<uint64_t, std::vector<accounting::JobRecord>> lastWritten_;  // strand only
+
+  mutable std::mutex mutex_;  // guards what follows
+  size_t inFlight_ = 0;
+  std::vector<JournalRow> failed_;
+  bool retryScheduled_ = false;
+  int retryDelaySeconds_ = 0;
+};
+
+}  // namespace gantry::core

@@ -1,0 +1,224 @@
+#include "controller/core/accounting_view.h"
+
+#include <algorithm>
+
+#include "common/accounting/tres_usage_format.h"
+#include "controller/core/core_helpers.h"
+
+namespace gantry::core {
+namespace {
+
+// sacct shows a job that is being set up as running.
+std::string accountingState(JobState state) {
+  if (state == JobState::Configuring) return "RUNNING";
+  return std::string(toString(state));
+}
+
+// A step ends with the job that holds it: one cut short by a cancel or a
+// time limit was cancelled, one lost with its node failed.
+std::string endedStepState(const JobRecord& job, int exitCode) {
+  switch (job.state) {
+    case JobState::Cancelled:
+    case JobState::Timeout: return "CANCELLED";
+    case JobState::NodeFail: return "FAILED";
+    default: return exitCode == 0 ? "COMPLETED" : "FAILED";
+  }
+}
+
+int64_t runSubmitTime(const JobRecord& job) { return job.requeueTime != 0 ? job.requeueTime : job.submitTime; }
+
+accounting::TresUsageIn usageText(const std::vector<accounting::TaskUsageSample>& samples,
+                                  const accounting::TrackedTres& tracked) {
+  if (samples.empty()) return {};
+  accounting::StepTresUsage usage = accounting::stepTresUsage(samples, tracked);
+  return {.min = accounting::formatTresValues(usage.min),
+          .minNode = accounting::formatTresNodes(usage.min),
+          .minTask = accounting::formatTresTasks(usage.min),
+          .max = accounting::formatTresValues(usage.max),
+          .maxNode = accounting::formatTresNodes(usage.max),
+          .maxTask = accounting::formatTresTasks(usage.max),
+          .ave = accounting::formatTresValues(usage.ave),
+          .tot = accounting::formatTresValues(usage.tot)};
+}
+
+void addGres(std::map<std::string, uint64_t>& counts, const std::string& name, const std::string& type,
+             uint64_t amount) {
+  if (amount == 0) return;
+  counts["gres/" + name] += amount;
+  if (!type.empty()) counts["gres/" + name + ":" + type] += amount;
+}
+
+// The grants on the named nodes only (a step's, or the batch host's).
+select::Allocation grantsOn(const select::Allocation& allocation, const std::vector<std::string>& names,
+                            const std::vector<std::string>& wanted) {
+  select::Allocation out;
+  out.owner = allocation.owner;
+  for (size_t i = 0; i < allocation.nodes.size() && i < names.size(); ++i) {
+    if (std::find(wanted.begin(), wanted.end(), names[i]) != wanted.end()) out.nodes.push_back(allocation.nodes[i]);
+  }
+  return out;
+}
+
+uint32_t cpusIn(const select::Allocation& allocation, const select::Cluster& cluster) {
+  uint32_t cpus = 0;
+  for (const auto& grant : allocation.nodes) {
+    if (grant.node < 0 || grant.node >= cluster.nodeCount()) continue;
+    cpus += static_cast<uint32_t>(detail::cpusOf(grant, cluster.node(grant.node)));
+  }
+  return cpus;
+}
+
+}  // namespace
+
+std::string tresText(const std::map<std::string, uint64_t>& counts) {
+  std::string out;
+  for (const auto& [name, value] : counts) {
+    if (!out.empty()) out += ',';
+    out += name + "=";
+    if (name == "mem") {
+      constexpr uint64_t kG = 1024, kT = 1024 * 1024;
+      if (value != 0 && value % kT == 0) out += std::to_string(value / kT) + "T";
+      else if (value != 0 && value % kG == 0) out += std::to_string(value / kG) + "G";
+      else out += std::to_string(value) + "M";
+    } else {
+      out += std::to_string(value);
+    }
+  }
+  return out;
+}
+
+std::map<std::string, uint64_t> allocatedTres(const select::Allocation& allocation, const select::Cluster& cluster) {
+  std::map<std::string, uint64_t> counts;
+  for (const auto& grant : allocation.nodes) {
+    if (grant.node < 0 || grant.node >= cluster.nodeCount()) continue;
+    const select::NodeInfo& info = cluster.node(grant.node);
+    counts["cpu"] += static_cast<uint64_t>(detail::cpusOf(grant, info));
+    if (grant.memoryMb != 0) counts["mem"] += grant.memoryMb;
+    counts["node"] += 1;
+    for (int device : grant.devices) {
+      if (device < 0 || device >= static_cast<int>(info.devices.size())) continue;
+      addGres(counts, info.devices[device].name, info.devices[device].type, 1);
+    }
+    for (const auto& share : grant.shares) addGres(counts, share.name, "", share.count);
+    for (const auto& [key, amount] : grant.countGres) {
+      auto colon = key.find(':');
+      addGres(counts, key.substr(0, colon), colon == std::string::npos ? "" : key.substr(colon + 1), amount);
+    }
+  }
+  if (counts.count("cpu")) counts["billing"] = counts["cpu"];
+  return counts;
+}
+
+std::map<std::string, uint64_t> requestedTres(const v1::JobSpec& spec) {
+  std::map<std::string, uint64_t> counts;
+  uint64_t nodes = static_cast<uint64_t>(std::max(1, spec.min_nodes()));
+  uint64_t tasks = static_cast<uint64_t>(std::max(1, spec.ntasks()));
+  uint64_t cpus = std::max(tasks * static_cast<uint64_t>(std::max(1, spec.cpus_per_task())), nodes);
+  counts["cpu"] = cpus;
+  counts["billing"] = cpus;
+  counts["node"] = nodes;
+  if (spec.mem_per_node_mb() != 0) counts["mem"] = spec.mem_per_node_mb() * nodes;
+  else if (spec.mem_per_cpu_mb() != 0) counts["mem"] = spec.mem_per_cpu_mb() * cpus;
+  uint64_t gpus = spec.gpus() != 0            ? static_cast<uint64_t>(spec.gpus())
+                  : spec.gpus_per_node() != 0 ? static_cast<uint64_t>(spec.gpus_per_node()) * nodes
+                  : spec.gpus_per_task() != 0 ? static_cast<uint64_t>(spec.gpus_per_task()) * tasks
+                                              : 0;
+  addGres(counts, "gpu", spec.gpu_type(), gpus);
+  for (const auto& gres : spec.gres()) addGres(counts, gres.name(), gres.type(), gres.count() * nodes);
+  return counts;
+}
+
+std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, const select::Cluster& cluster,
+                                                       const AccountingScope& scope) {
+  std::vector<accounting::JobRecord> records;
+  accounting::JobRecord base;
+  base.cluster = scope.cluster;
+  base.jobId = job.id;
+  base.user = job.user;
+  base.uid = job.uid;
+  base.gid = job.gid;
+  base.partition = job.spec.partition();
+  base.submitTime = runSubmitTime(job);
+  base.eligibleTime = job.eligibleTime;
+  base.workDir = job.spec.work_dir();
+
+  accounting::JobRecord whole = base;
+  whole.name = job.spec.name();
+  whole.startTime = job.startTime;
+  whole.endTime = isEnded(job.state) || job.state == JobState::Completing ? job.endTime : 0;
+  if (job.timeLimitSeconds >= 0) whole.timeLimitMinutes = static_cast<uint32_t>((job.timeLimitSeconds + 59) / 60);
+  whole.state = accountingState(job.state);
+  if (job.state == JobState::Cancelled) whole.cancelledByUid = job.cancelledBy;
+  whole.exitCode = {job.exitCode, job.termSignal};
+  for (const auto& [id, step] : job.steps) {
+    if (step.startTime < job.requeueTime) continue;
+    whole.derivedExitCode.code = std::max(whole.derivedExitCode.code, step.exitCode);
+  }
+  whole.nodeCount = static_cast<uint32_t>(job.nodeNames.size());
+  whole.nodeList = detail::nodeListOf(job.nodeNames);
+  whole.allocCpus = cpusIn(job.allocation, cluster);
+  whole.reqTres = tresText(requestedTres(job.spec));
+  whole.allocTres = job.nodeNames.empty() ? "" : tresText(allocatedTres(job.allocation, cluster));
+  whole.reason = reasonText(job.reason, job.reasonDetail);
+  records.push_back(whole);
+  if (job.startTime == 0 || job.nodeNames.empty()) return records;
+
+  bool jobEnded = whole.endTime != 0;
+  if (job.isBatch()) {
+    accounting::JobRecord batch = base;
+    batch.stepId = "batch";
+    batch.name = "batch";
+    batch.startTime = job.startTime;
+    batch.endTime = whole.endTime;
+    batch.state = jobEnded ? endedStepState(job, job.exitCode) : "RUNNING";
+    batch.exitCode = whole.exitCode;
+    select::Allocation onHost = grantsOn(job.allocation, job.nodeNames, {job.batchHost()});
+    batch.nodeCount = 1;
+    batch.nodeList = job.batchHost();
+    batch.allocCpus = cpusIn(onHost, cluster);
+    batch.allocTres = tresText(allocatedTres(onHost, cluster));
+    batch.usageIn = usageText(job.batchUsage, scope.tracked);
+    records.push_back(batch);
+  }
+  if (scope.externSteps) {
+    accounting::JobRecord external = base;
+    external.stepId = "extern";
+    external.name = "extern";
+    external.startTime = job.startTime;
+    external.endTime = whole.endTime;
+    external.state = jobEnded ? endedStepState(job, 0) : "RUNNING";
+    external.nodeCount = whole.nodeCount;
+    external.nodeList = whole.nodeList;
+    external.allocCpus = whole.allocCpus;
+    external.allocTres = whole.allocTres;
+    records.push_back(external);
+  }
+  for (const auto& [id, step] : job.steps) {
+    // Steps of an earlier run were closed with it.
+    if (step.startTime < job.requeueTime) continue;
+    accounting::JobRecord numbered = base;
+    numbered.stepId = std::to_string(id);
+    numbered.name = step.name;
+    numbered.startTime = step.startTime;
+    numbered.endTime = step.ended() ? std::max(step.endTime, step.startTime) : 0;
+    numbered.state = step.ended() ? endedStepState(job, step.exitCode) : "RUNNING";
+    if (step.ended() && !isEnded(job.state)) numbered.state = step.exitCode == 0 ? "COMPLETED" : "FAILED";
+    numbered.exitCode = {step.exitCode, 0};
+    numbered.nodeCount = static_cast<uint32_t>(step.nodes.size());
+    numbered.nodeList = detail::nodeListOf(step.nodes);
+    numbered.allocCpus = cpusIn(step.allocation, cluster);
+    numbered.allocTres = tresText(allocatedTres(step.allocation, cluster));
+    numbered.usageIn = usageText(step.usage, scope.tracked);
+    records.push_back(numbered);
+  }
+  return records;
+}
+
+accounting::JobRecord requeuedRun(accounting::JobRecord lastWritten, int64_t now) {
+  lastWritten.state = "REQUEUED";
+  if (lastWritten.endTime == 0) lastWritten.endTime = std::max(now, lastWritten.startTime);
+  lastWritten.cancelledByUid.reset();
+  return lastWritten;
+}
+
+}  // namespace gantry::core
