@@ -8,6 +8,8 @@ namespace {
 
 constexpr int kFirstRetrySeconds = 2;
 constexpr int kLongestRetrySeconds = 60;
+constexpr uint64_t kForgetBatch = 512;
+constexpr int kForgetDelaySeconds = 2;
 
 bool ended(const accounting::JobRecord& record) { return record.endTime != 0; }
 
@@ -27,8 +29,8 @@ AccountingJournal::AccountingJournal(store::JobStore& store, accounting::Account
     : store_(store), accounting_(accounting), timers_(timers), post_(std::move(post)), scope_(std::move(scope)) {}
 
 std::vector<JournalRow> AccountingJournal::rowsFor(const JobRecord& job, const select::Cluster& cluster) {
-  std::vector<accounting::JobRecord> now = accountingRecordsOf(job, cluster, scope_);
   std::vector<accounting::JobRecord>& last = lastWritten_[job.id];
+  std::vector<accounting::JobRecord> now = accountingRecordsOf(job, cluster, scope_);
   std::vector<JournalRow> rows;
   // A run the job has left (requeued): close what was left open of it.
   if (!last.empty() && last.front().submitTime != now.front().submitTime) {
@@ -49,7 +51,48 @@ std::vector<JournalRow> AccountingJournal::rowsFor(const JobRecord& job, const s
   return rows;
 }
 
-void AccountingJournal::persistFailed(uint64_t job) { lastWritten_.erase(job); }
+uint64_t AccountingJournal::nextSequence() {
+  std::lock_guard lock(mutex_);
+  uint64_t sequence = nextSequence_++;
+  outstanding_.insert(sequence);
+  highestNumbered_ = sequence;
+  return sequence;
+}
+
+void AccountingJournal::persistFailed(uint64_t job, const std::vector<JournalRow>& rows) {
+  lastWritten_.erase(job);
+  settled(rows);
+}
+
+void AccountingJournal::settled(const std::vector<JournalRow>& rows) {
+  bool now = false, later = false;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& row : rows) outstanding_.erase(row.sequence);
+    uint64_t through = outstanding_.empty() ? highestNumbered_ : *outstanding_.begin() - 1;
+    if (through > forgottenThrough_) {
+      now = through - forgottenThrough_ >= kForgetBatch;
+      later = !now && !forgetScheduled_;
+      if (later) forgetScheduled_ = true;
+    }
+  }
+  if (now) forgetSettled();
+  if (later) {
+    post_([this] { timers_.after(std::chrono::seconds(kForgetDelaySeconds), [this] { forgetSettled(); }); });
+  }
+}
+
+void AccountingJournal::forgetSettled() {
+  uint64_t through;
+  {
+    std::lock_guard lock(mutex_);
+    forgetScheduled_ = false;
+    through = outstanding_.empty() ? highestNumbered_ : *outstanding_.begin() - 1;
+    if (through <= forgottenThrough_) return;
+    forgottenThrough_ = through;
+  }
+  store_.forgetJournalThrough(through);
+}
 
 void AccountingJournal::remember(const JobRecord& job, const select::Cluster& cluster) {
   lastWritten_[job.id] = accountingRecordsOf(job, cluster, scope_);
@@ -57,22 +100,25 @@ void AccountingJournal::remember(const JobRecord& job, const select::Cluster& cl
 
 void AccountingJournal::journalEvents(const std::vector<accounting::NodeEvent>& events) {
   if (events.empty()) return;
-  std::vector<JournalRow> rows;
-  for (const auto& event : events) rows.push_back({nextSequence(), event});
-  store_.journal(encode(rows), [this, rows](const Status& status) {
+  auto rows = std::make_shared<std::vector<JournalRow>>();
+  for (const auto& event : events) rows->push_back({nextSequence(), event});
+  store_.journal(encoderOf(rows), [this, rows](const Status& status) {
     if (!status) {
       spdlog::error("accounting: node events could not be journaled: {}", status.error());
+      settled(*rows);
       return;
     }
-    deliver(rows);
+    deliver(*rows);
   });
 }
 
-store::JobStore::JournalRows AccountingJournal::encode(const std::vector<JournalRow>& rows) {
-  store::JobStore::JournalRows out;
-  out.reserve(rows.size());
-  for (const auto& row : rows) out.emplace_back(row.sequence, encodeAccountingEntry(row.entry));
-  return out;
+store::JobStore::JournalEncoder AccountingJournal::encoderOf(std::shared_ptr<const std::vector<JournalRow>> rows) {
+  return [rows = std::move(rows)] {
+    store::JobStore::JournalRows out;
+    out.reserve(rows->size());
+    for (const auto& row : *rows) out.emplace_back(row.sequence, encodeAccountingEntry(row.entry));
+    return out;
+  };
 }
 
 void AccountingJournal::deliver(std::vector<JournalRow> rows) {
@@ -113,8 +159,6 @@ void AccountingJournal::deliver(std::vector<JournalRow> rows) {
 }
 
 void AccountingJournal::delivered(const std::vector<JournalRow>& rows, const Status& status) {
-  std::vector<uint64_t> sequences;
-  for (const auto& row : rows) sequences.push_back(row.sequence);
   bool hopeless = !status && status.failure().code == ErrorCode::Invalid;
   {
     std::lock_guard lock(mutex_);
@@ -133,7 +177,7 @@ void AccountingJournal::delivered(const std::vector<JournalRow>& rows, const Sta
     post_([this] { scheduleRetry(); });
     return;
   }
-  store_.forgetJournal(std::move(sequences));
+  settled(rows);
 }
 
 void AccountingJournal::scheduleRetry() {
@@ -160,18 +204,27 @@ void AccountingJournal::retry() {
 
 void AccountingJournal::recover(const std::map<uint64_t, std::string>& journal) {
   std::vector<JournalRow> rows;
-  std::vector<uint64_t> unreadable;
+  {
+    // Numbering goes on above the rows left; below them nothing is left.
+    std::lock_guard lock(mutex_);
+    if (!journal.empty()) {
+      forgottenThrough_ = journal.begin()->first - 1;
+      nextSequence_ = std::max(nextSequence_, journal.rbegin()->first + 1);
+      highestNumbered_ = nextSequence_ - 1;
+    }
+  }
   for (const auto& [sequence, text] : journal) {
-    nextSequence_ = std::max(nextSequence_, sequence + 1);
     auto entry = decodeAccountingEntry(text);
     if (!entry) {
+      // Cut with the rows around it once those are delivered.
       spdlog::error("accounting: journal row {} cannot be read and is dropped: {}", sequence, entry.error());
-      unreadable.push_back(sequence);
       continue;
     }
+    std::lock_guard lock(mutex_);
+    outstanding_.insert(sequence);
     rows.push_back({sequence, std::move(*entry)});
   }
-  if (!unreadable.empty()) store_.forgetJournal(std::move(unreadable));
+  if (rows.empty() && !journal.empty()) forgetSettled();
   if (!rows.empty()) spdlog::info("accounting: delivering {} journaled record(s) left from before the restart", rows.size());
   // In batches, so one refused record costs little.
   constexpr size_t kBatch = 500;

@@ -23,7 +23,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,8 +52,9 @@ class AccountingJournal {
   // The rows a persist of `job` must carry: the records that changed since
   // the last ones written for it.
   std::vector<JournalRow> rowsFor(const JobRecord& job, const select::Cluster& cluster);
-  // A persist that carried rows failed: write the job's records again next time.
-  void persistFailed(uint64_t job);
+  // A persist that carried rows failed: write the job's records again
+  // next time; the rows never reached the journal.
+  void persistFailed(uint64_t job, const std::vector<JournalRow>& rows);
   // The job left the controller's memory.
   void forgetJob(uint64_t job) { lastWritten_.erase(job); }
   // At start: what was last written for a recovered job (not journaled again).
@@ -60,8 +63,9 @@ class AccountingJournal {
   // Journals node events on their own and delivers them once durable.
   void journalEvents(const std::vector<accounting::NodeEvent>& events);
 
-  // The stored form of rows, for JobStore::saveJob.
-  static store::JobStore::JournalRows encode(const std::vector<JournalRow>& rows);
+  // The stored form of rows, for JobStore::saveJob; the encoding runs on
+  // the store's writer thread.
+  static store::JobStore::JournalEncoder encoderOf(std::shared_ptr<const std::vector<JournalRow>> rows);
   // Hands durable rows to the accounting store. Thread-safe.
   void deliver(std::vector<JournalRow> rows);
   // At start: delivers what the journal still held. Rows that cannot be
@@ -74,8 +78,12 @@ class AccountingJournal {
   size_t awaitingRetry() const;
 
  private:
-  uint64_t nextSequence() { return nextSequence_++; }
+  uint64_t nextSequence();
   void delivered(const std::vector<JournalRow>& rows, const Status& status);
+  // The rows are done with (stored, dropped, or never journaled): the
+  // journal may be cut back to below the oldest row still outstanding.
+  void settled(const std::vector<JournalRow>& rows);
+  void forgetSettled();
   void scheduleRetry();
   void retry();
 
@@ -88,6 +96,16 @@ class AccountingJournal {
   std::map<uint64_t, std::vector<accounting::JobRecord>> lastWritten_;  // strand only
 
   mutable std::mutex mutex_;  // guards what follows
+  // Rows numbered and not yet settled; the journal is cut back through the
+  // row before the oldest of them, in batches (kForgetBatch rows, or at the
+  // latest kForgetDelaySeconds after a settle), so removing rows costs the
+  // state store one statement per batch rather than one per record. Rows
+  // settled but not yet cut are delivered again after a restart, which the
+  // accounting store's idempotent writes absorb.
+  std::set<uint64_t> outstanding_;
+  uint64_t highestNumbered_ = 0;
+  uint64_t forgottenThrough_ = 0;
+  bool forgetScheduled_ = false;
   size_t inFlight_ = 0;
   std::vector<JournalRow> failed_;
   bool retryScheduled_ = false;

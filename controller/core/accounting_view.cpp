@@ -172,11 +172,16 @@ std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, con
     batch.endTime = whole.endTime;
     batch.state = jobEnded ? endedStepState(job, job.exitCode) : "RUNNING";
     batch.exitCode = whole.exitCode;
-    select::Allocation onHost = grantsOn(job.allocation, job.nodeNames, {job.batchHost()});
     batch.nodeCount = 1;
     batch.nodeList = job.batchHost();
-    batch.allocCpus = cpusIn(onHost, cluster);
-    batch.allocTres = tresText(allocatedTres(onHost, cluster));
+    if (job.nodeNames.size() == 1) {
+      batch.allocCpus = whole.allocCpus;
+      batch.allocTres = whole.allocTres;
+    } else {
+      select::Allocation onHost = grantsOn(job.allocation, job.nodeNames, {job.batchHost()});
+      batch.allocCpus = cpusIn(onHost, cluster);
+      batch.allocTres = tresText(allocatedTres(onHost, cluster));
+    }
     batch.usageIn = usageText(job.batchUsage, scope.tracked);
     records.push_back(batch);
   }

@@ -235,19 +235,19 @@ void EffectExecutor::persistJob(const JobRecord& job, std::function<void(const S
   if (journal_ != nullptr) rows = journal_->rowsFor(job, state_.cluster);
   v1::Job stored = views::jobToWire(job, state_.cluster, views::kStoredDetail);
   if (rows.empty()) return store_.saveJob(stored, std::move(done));
-  store::JobStore::JournalRows encoded = AccountingJournal::encode(rows);
+  auto shared = std::make_shared<const std::vector<JournalRow>>(std::move(rows));
   // The records are durable with the change; only then do they go on.
   store_.saveJob(
       stored,
-      [this, id = job.id, rows = std::move(rows), done = std::move(done)](const Status& status) {
+      [this, id = job.id, shared, done = std::move(done)](const Status& status) {
         if (status) {
-          journal_->deliver(rows);
+          journal_->deliver(*shared);
         } else {
-          hooks_.post([this, id] { journal_->persistFailed(id); });
+          hooks_.post([this, id, shared] { journal_->persistFailed(id, *shared); });
         }
         if (done) done(status);
       },
-      std::move(encoded));
+      AccountingJournal::encoderOf(shared));
 }
 
 void EffectExecutor::persistNode(const NodeRecord& node, std::function<void(const Status&)> done) {

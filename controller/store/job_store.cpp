@@ -225,7 +225,7 @@ void JobStore::enqueue(Pending pending) {
   wake_.notify_one();
 }
 
-void JobStore::saveJob(const v1::Job& job, Callback done, JournalRows journal) {
+void JobStore::saveJob(const v1::Job& job, Callback done, JournalEncoder journal) {
   Pending pending;
   pending.kind = Pending::Kind::Job;
   pending.journal = std::move(journal);
@@ -237,7 +237,7 @@ void JobStore::saveJob(const v1::Job& job, Callback done, JournalRows journal) {
   enqueue(std::move(pending));
 }
 
-void JobStore::journal(JournalRows rows, Callback done) {
+void JobStore::journal(JournalEncoder rows, Callback done) {
   Pending pending;
   pending.kind = Pending::Kind::Journal;
   pending.journal = std::move(rows);
@@ -245,10 +245,10 @@ void JobStore::journal(JournalRows rows, Callback done) {
   enqueue(std::move(pending));
 }
 
-void JobStore::forgetJournal(std::vector<uint64_t> sequences, Callback done) {
+void JobStore::forgetJournalThrough(uint64_t sequence, Callback done) {
   Pending pending;
   pending.kind = Pending::Kind::Journal;
-  pending.forget = std::move(sequences);
+  pending.forgetThrough = sequence;
   pending.done = std::move(done);
   enqueue(std::move(pending));
 }
@@ -342,7 +342,7 @@ Status JobStore::writeBatch(std::deque<Pending>& batch) {
                         "INSERT INTO meta(key, value) VALUES('max_job_id', ?) "
                         "ON CONFLICT(key) DO UPDATE SET value=MAX(value, excluded.value)");
   Statement putJournal(db_, "INSERT OR REPLACE INTO accounting_journal(seq, record) VALUES(?,?)");
-  Statement dropJournal(db_, "DELETE FROM accounting_journal WHERE seq = ?");
+  Statement dropJournal(db_, "DELETE FROM accounting_journal WHERE seq <= ?");
   if (!putJob || !putNode || !putHardware || !putDrains || !putMaxJobId || !putJournal || !dropJournal) {
     (void)exec(db_, "ROLLBACK");
     return Error{ErrorCode::Internal, std::string("sqlite: ") + sqlite3_errmsg(db_)};
@@ -354,15 +354,17 @@ Status JobStore::writeBatch(std::deque<Pending>& batch) {
     return Error{ErrorCode::Internal, "sqlite: " + message};
   };
   for (const auto& pending : batch) {
-    for (const auto& [sequence, record] : pending.journal) {
-      sqlite3_reset(putJournal.get());
-      sqlite3_bind_int64(putJournal.get(), 1, static_cast<int64_t>(sequence));
-      sqlite3_bind_blob(putJournal.get(), 2, record.data(), static_cast<int>(record.size()), SQLITE_STATIC);
-      if (sqlite3_step(putJournal.get()) != SQLITE_DONE) return fail();
+    if (pending.journal) {
+      for (const auto& [sequence, record] : pending.journal()) {
+        sqlite3_reset(putJournal.get());
+        sqlite3_bind_int64(putJournal.get(), 1, static_cast<int64_t>(sequence));
+        sqlite3_bind_blob(putJournal.get(), 2, record.data(), static_cast<int>(record.size()), SQLITE_TRANSIENT);
+        if (sqlite3_step(putJournal.get()) != SQLITE_DONE) return fail();
+      }
     }
-    for (uint64_t sequence : pending.forget) {
+    if (pending.forgetThrough != 0) {
       sqlite3_reset(dropJournal.get());
-      sqlite3_bind_int64(dropJournal.get(), 1, static_cast<int64_t>(sequence));
+      sqlite3_bind_int64(dropJournal.get(), 1, static_cast<int64_t>(pending.forgetThrough));
       if (sqlite3_step(dropJournal.get()) != SQLITE_DONE) return fail();
     }
     if (pending.kind == Pending::Kind::Journal) continue;

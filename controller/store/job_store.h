@@ -98,17 +98,19 @@ class JobStore {
   // keepFinishedSeconds == 0 (MinJobAge=0) keeps every ended job.
   Result<Snapshot> load(int64_t now, int64_t keepFinishedSeconds) const;
 
-  // An accounting record to keep until it is delivered: its sequence
-  // number (the caller's, increasing) and its encoded form.
+  // Accounting records to keep until they are delivered: each one's
+  // sequence number (the caller's, increasing) and its encoded form. The
+  // encoder runs on the writer thread, so encoding costs the caller nothing.
   using JournalRows = std::vector<std::pair<uint64_t, std::string>>;
+  using JournalEncoder = std::function<JournalRows()>;
 
-  // Queues a write; `done` runs once it is durable (or failed). `journal`
-  // rows are written in the same transaction as the job.
-  void saveJob(const v1::Job& job, Callback done = {}, JournalRows journal = {});
-  // Journal rows on their own (node events), and the removal of rows once
-  // the accounting store has them.
-  void journal(JournalRows rows, Callback done = {});
-  void forgetJournal(std::vector<uint64_t> sequences, Callback done = {});
+  // Queues a write; `done` runs once it is durable (or failed). The
+  // `journal` rows are written in the same transaction as the job.
+  void saveJob(const v1::Job& job, Callback done = {}, JournalEncoder journal = {});
+  // Journal rows on their own (node events), and the removal of every row
+  // up to a sequence number once the accounting store has them all.
+  void journal(JournalEncoder rows, Callback done = {});
+  void forgetJournalThrough(uint64_t sequence, Callback done = {});
   void saveNode(const NodeAdminState& node, Callback done = {});
   void saveNodeHardware(const std::string& node, std::string hardware, Callback done = {});
   void saveNodeDrains(const std::string& node, const drain::DrainedTres& drains, Callback done = {});
@@ -129,8 +131,8 @@ class JobStore {
     int64_t endTime = 0;
     NodeAdminState node;
     std::string hardware;  // Hardware: the serialized record; Drains: the stored JSON
-    JournalRows journal;   // Job, Journal: rows to add
-    std::vector<uint64_t> forget;  // Journal: rows to remove
+    JournalEncoder journal;   // Job, Journal: rows to add
+    uint64_t forgetThrough = 0;  // Journal: rows up to this one to remove
     Callback done;
   };
 

@@ -158,7 +158,8 @@ TEST_CASE("a batch job is recorded pending, running and completed, with its batc
   CHECK(batch->usageIn.ave.find("gres/gpumem=2000M") != std::string::npos);
   CHECK(batch->usageIn.max.find("gres/gpuutil=70") != std::string::npos);
   CHECK(batch->usageIn.maxTask.find("cpu=0") != std::string::npos);
-  // Everything delivered leaves the journal.
+  // Everything delivered leaves the journal (cut back in batches).
+  h.advance(std::chrono::seconds(3));
   h.store.flush();
   auto snapshot = h.store.load(0, 0);
   REQUIRE(snapshot.ok());
@@ -198,6 +199,8 @@ TEST_CASE("a record the accounting store could not take survives a controller re
     CHECK(records[0].state == "FAILED");
     CHECK(records[0].exitCode == accounting::ExitCode{3, 0});
     CHECK(step(records, "batch")->state == "FAILED");
+    h.advance(std::chrono::seconds(3));
+    h.store.flush();
     auto snapshot = h.store.load(0, 0);
     REQUIRE(snapshot.ok());
     CHECK(snapshot->accountingJournal.empty());
