@@ -232,6 +232,7 @@ int main(int argc, char** argv) {
                                     .keepFinishedSeconds = conf.minJobAgeSeconds,
                                     .switchCalls = switchCalls.get(),
                                     .switchAnswers = switchAnswers,
+                                    .drainedTresChanged = {},
                                     .accounting = accounting.get()});
   if (auto status = core.start(); !status) {
     spdlog::critical("cannot recover state: {}", status.error());
