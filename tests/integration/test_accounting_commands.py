@@ -91,6 +91,20 @@ def test_job_and_step_ids_and_allocations(accounting_cluster):
     assert column(sacct(accounting_cluster, "-a", "-X", "-n", "-P", "-o", "JobID", *SINCE_YESTERDAY)) == ["8501", "8502"]
 
 
+def test_nodes_accounts_and_the_sacct_name(accounting_cluster):
+    fill(accounting_cluster, jobs=with_steps(8551, 1234, "nadia", steps=("batch",), node_list="gx[30-31]") +
+         [job(8552, 1234, "nadia", node_list="gx40", account="bio")])
+    ids = lambda *a: column(sacct(accounting_cluster, "-n", "-P", "-o", "JobID", *SINCE_YESTERDAY, *a))
+    assert ids("-N", "gx31") == ["8551", "8551.batch"]
+    assert ids("-N", "gx[39-40]") == ["8552"]
+    assert ids("-N", "gx99") == []
+    assert ids("-a", "-A", "bio") == ["8552"]
+    # Called by the name Slurm's users type: the symlink beside gantry.
+    by_name = subprocess.run([binary("sacct"), "-j", "8552", "-n", "-P", "-o", "JobID,Account"],
+                             env=accounting_cluster.env(), capture_output=True, text=True, check=True)
+    assert by_name.stdout.splitlines() == ["8552|bio"]
+
+
 def test_time_windows_and_states(accounting_cluster):
     now = int(time.time())
     day = 86400
