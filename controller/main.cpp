@@ -100,7 +100,7 @@ bool loadSwitchScript(const std::string& confDir) {
 }
 
 // AccountingStorageType: where gantryctld keeps its accounting records
-// (docs/accounting.md, "Setup"). SQLite: AccountingStorageLoc, or
+// (docs/accounting.md, "Where the store is"). SQLite: AccountingStorageLoc, or
 // accounting.db in StateSaveLocation. PostgreSQL: AccountingStorageHost
 // (localhost), AccountingStoragePort (5432), AccountingStorageUser and
 // AccountingStoragePass, database AccountingStorageLoc (gantry_acct).
