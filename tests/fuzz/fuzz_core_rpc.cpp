@@ -32,7 +32,7 @@
 
 #include "common/config/gantry_conf.h"
 #include "common/util/timer.h"
-#include "controller/accounting/accounting_store.h"
+#include "controller/accounting/accounting_open.h"
 #include "controller/core/controller_core.h"
 #include "controller/rpc/accounting_queries.h"
 #include "controller/rpc/request_checks.h"
@@ -489,9 +489,15 @@ struct Process {
 Process* process = nullptr;
 
 const ctlrpc::AccountingAccess& fuzzAccounting() {
-  static accounting::AccountingStore store;
+  static std::unique_ptr<accounting::AccountingStore> owned;
   static const ctlrpc::AccountingAccess access = [] {
-    if (!store.open((process->dir / "accounting.db").string())) std::abort();
+    accounting::AccountingConnection connection{};
+    connection.backend = accounting::AccountingConnection::Backend::Sqlite;
+    connection.path = (process->dir / "accounting.db").string();
+    auto opened = accounting::openAccountingStore(connection);
+    if (!opened) std::abort();
+    owned = std::move(*opened);
+    accounting::AccountingStore& store = *owned;
     accounting::JobRecord job{.cluster = "fuzz", .jobId = 31, .name = "j", .user = "owner", .uid = 1000,
                               .submitTime = 100, .eligibleTime = 100, .startTime = 200, .endTime = 900,
                               .state = "COMPLETED", .nodeCount = 1, .nodeList = "n1"};

@@ -11,7 +11,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "controller/accounting/accounting_store.h"
+#include "controller/accounting/accounting_open.h"
 
 namespace {
 
@@ -94,11 +94,15 @@ int main(int argc, char** argv) {
     std::cerr << "accounting_fill: " << e.what() << "\n";
     return 1;
   }
-  gantry::accounting::AccountingStore store;
-  if (auto opened = store.open(argv[1]); !opened) {
+  gantry::accounting::AccountingConnection connection{};
+  connection.backend = gantry::accounting::AccountingConnection::Backend::Sqlite;
+  connection.path = argv[1];
+  auto opened = gantry::accounting::openAccountingStore(connection);
+  if (!opened) {
     std::cerr << "accounting_fill: " << opened.error() << "\n";
     return 1;
   }
+  gantry::accounting::AccountingStore& store = **opened;
   std::vector<JobRecord> jobs;
   std::vector<NodeEvent> events;
   for (const auto& j : input.value("jobs", json::array())) jobs.push_back(jobFrom(j));

@@ -7,7 +7,7 @@
 
 #include <google/protobuf/stubs/logging.h>
 
-#include "controller/accounting/accounting_store.h"
+#include "controller/accounting/accounting_open.h"
 #include "controller/rpc/accounting_queries.h"
 #include "tests/unit/controller/accounting/accounting_fixtures.h"
 
@@ -30,7 +30,12 @@ accounting::JobRecord on(accounting::JobRecord record, std::string nodes) {
 // Two users' jobs on the cluster "north" and one on "south".
 struct StoreFixture {
   StoreFixture() {
-    REQUIRE(store.open(freshDatabase("rpc-queries.db")).ok());
+    accounting::AccountingConnection connection{};
+    connection.backend = accounting::AccountingConnection::Backend::Sqlite;
+    connection.path = freshDatabase("rpc-queries.db");
+    auto opened = accounting::openAccountingStore(connection);
+    REQUIRE(opened.ok());
+    store = std::move(*opened);
     std::vector<accounting::JobRecord> records = {
         on(jobRecord({.id = 61, .uid = 5101, .eligible = T, .start = T + 10, .end = T + 90, .state = "COMPLETED"}),
            "cn[03-04]"),
@@ -42,15 +47,15 @@ struct StoreFixture {
         on(jobRecord({.cluster = "south", .id = 63, .uid = 5202, .eligible = T, .start = T + 5, .state = "RUNNING"}),
            "sn1"),
     };
-    REQUIRE(store.appendJobs(records).ok());
-    REQUIRE(store.appendEvents({accounting::NodeEvent{.cluster = "north", .node = "cn07", .startTime = T + 30,
+    REQUIRE(store->appendJobs(records).ok());
+    REQUIRE(store->appendEvents({accounting::NodeEvent{.cluster = "north", .node = "cn07", .startTime = T + 30,
                                                       .state = "DRAIN", .reason = "fan", .user = "root",
                                                       .tres = "cpu=32,mem=128000M",
                                                       .tresReference = "cpu=32"}})
                 .ok());
-    store.flush();
+    store->flush();
   }
-  accounting::AccountingStore store;
+  std::unique_ptr<accounting::AccountingStore> store;
 };
 
 std::vector<std::string> ids(const v1::ListAccountingJobsResponse& response) {
@@ -104,7 +109,7 @@ TEST_CASE("accounting requests are checked, naming the field", "[rpc][accounting
       {"a node list must be a hostlist", [](auto& r) { r.set_node_list("cn[07"); }, "node_list"},
   };
   StoreFixture fixture;
-  AccountingAccess access{.store = &fixture.store, .cluster = "north"};
+  AccountingAccess access{.store = fixture.store.get(), .cluster = "north"};
   for (const Row& row : rows) {
     INFO(row.rule);
     v1::ListAccountingJobsRequest request;
@@ -139,7 +144,7 @@ TEST_CASE("who sees which accounting records", "[rpc][accounting]") {
   };
   for (const Row& row : rows) {
     INFO(row.rule);
-    AccountingAccess access{.store = &fixture.store, .cluster = "north", .privateJobs = row.privateJobs};
+    AccountingAccess access{.store = fixture.store.get(), .cluster = "north", .privateJobs = row.privateJobs};
     auto answer = ctlrpc::listAccountingJobs(access, {}, row.caller, row.administrator);
     REQUIRE(answer.ok());
     CHECK(ids(*answer) == row.expected);
@@ -148,7 +153,7 @@ TEST_CASE("who sees which accounting records", "[rpc][accounting]") {
 
 TEST_CASE("accounting queries: clusters, steps and nodes", "[rpc][accounting]") {
   StoreFixture fixture;
-  AccountingAccess access{.store = &fixture.store, .cluster = "north"};
+  AccountingAccess access{.store = fixture.store.get(), .cluster = "north"};
   auto ask = [&](auto make) {
     v1::ListAccountingJobsRequest request;
     make(request);
@@ -171,7 +176,7 @@ TEST_CASE("accounting queries: clusters, steps and nodes", "[rpc][accounting]") 
 
 TEST_CASE("node events are answered for everyone, with every field", "[rpc][accounting]") {
   StoreFixture fixture;
-  AccountingAccess access{.store = &fixture.store, .cluster = "north", .privateJobs = true};
+  AccountingAccess access{.store = fixture.store.get(), .cluster = "north", .privateJobs = true};
   v1::ListNodeEventsRequest request;
   request.set_nodes("cn[01-09]");
   auto answer = ctlrpc::listNodeEvents(access, request);
@@ -202,7 +207,7 @@ TEST_CASE("random accounting requests are answered or refused with a reason", "[
   // Invalid UTF-8 in a string field is refused by the parser with a log line.
   google::protobuf::SetLogHandler([](google::protobuf::LogLevel, const char*, int, const std::string&) {});
   StoreFixture fixture;
-  AccountingAccess access{.store = &fixture.store, .cluster = "north", .privateJobs = true};
+  AccountingAccess access{.store = fixture.store.get(), .cluster = "north", .privateJobs = true};
   std::mt19937 random(20261202);
   auto word = [&] {
     static const char* const kWords[] = {"", "0", "7", "batch", "extern", "interactive", "x", "cn[01-99]",
