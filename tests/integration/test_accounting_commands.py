@@ -191,6 +191,8 @@ def test_sacctmgr_show_event(accounting_cluster):
     open_only = accounting_cluster.cli("sacctmgr", "-n", "-P", "list", "events", "Nodes=gx[21-22]",
                                        "CondFlags=Open", "Format=NodeName").stdout.split()
     assert open_only == ["gx21"]
+    as_json = json.loads(accounting_cluster.cli("sacctmgr", "--json", "show", "event", "Nodes=gx21").stdout)
+    assert [(e["node"], e["tres_reference"], e["end_time"]) for e in as_json["events"]] == [("gx21", "gres/gpu=2", 0)]
     refused = accounting_cluster.cli("sacctmgr", "add", "account", "name=physics", check=False)
     assert refused.returncode != 0 and "not supported" in refused.stderr
     unknown = accounting_cluster.cli("sacctmgr", "show", "event", "Colour=red", check=False)
