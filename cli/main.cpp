@@ -10,13 +10,13 @@ namespace {
 
 using Entry = int (*)(const std::vector<std::string>&);
 
-// sacct joins this table when it is written.
 const std::map<std::string, Entry>& subcommandTable() {
   static const std::map<std::string, Entry> table = {
       {"sbatch", gantry::cli::runSbatch},   {"squeue", gantry::cli::runSqueue},
       {"sinfo", gantry::cli::runSinfo},     {"scancel", gantry::cli::runScancel},
       {"scontrol", gantry::cli::runScontrol},
       {"srun", gantry::cli::runSrun},       {"salloc", gantry::cli::runSalloc},
+      {"sacct", gantry::cli::runSacct},     {"sacctmgr", gantry::cli::runSacctmgr},
       {"api", gantry::cli::runApi},
   };
   return table;

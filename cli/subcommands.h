@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/util/result.h"
+
 namespace gantry::cli {
 
 int runSbatch(const std::vector<std::string>& args);
@@ -15,6 +17,9 @@ int runScancel(const std::vector<std::string>& args);
 int runScontrol(const std::vector<std::string>& args);
 int runSrun(const std::vector<std::string>& args);
 int runSalloc(const std::vector<std::string>& args);
+int runSacct(const std::vector<std::string>& args);
+// Only `sacctmgr show event`; every other command is refused.
+int runSacctmgr(const std::vector<std::string>& args);
 // gantry api POST /tres/ (no Slurm command name; only as `gantry api`).
 int runApi(const std::vector<std::string>& args);
 
@@ -23,5 +28,11 @@ inline int reportError(const std::string& command, const std::string& message) {
   std::cerr << command << ": error: " << message << "\n";
   return 1;
 }
+
+// sacct's and sacctmgr's report of a failed call: accounting that is off
+// (the controller's FAILED_PRECONDITION) is its plain line, as Slurm
+// prints "...accounting storage is disabled"; anything else as
+// reportError. Returns 1.
+int reportAccountingError(const std::string& command, const Error& error);
 
 }  // namespace gantry::cli

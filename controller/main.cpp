@@ -23,6 +23,7 @@
 #include "common/rpc/channel.h"
 #include "common/rpc/unparsed_request.h"
 #include "common/util/logging.h"
+#include "controller/accounting/accounting_open.h"
 #include "controller/core/controller_core.h"
 #include "controller/rpc/services.h"
 #include "controller/switch_call_port.h"
@@ -98,6 +99,40 @@ bool loadSwitchScript(const std::string& confDir) {
   return false;
 }
 
+// AccountingStorageType: where gantryctld keeps its accounting records
+// (docs/accounting.md, "Where the store is"). SQLite: AccountingStorageLoc, or
+// accounting.db in StateSaveLocation. PostgreSQL: AccountingStorageHost
+// (localhost), AccountingStoragePort (5432), AccountingStorageUser and
+// AccountingStoragePass, database AccountingStorageLoc (gantry_acct).
+gantry::accounting::AccountingConnection accountingConnection(const gantry::config::GantryConf& conf) {
+  using Backend = gantry::accounting::AccountingConnection::Backend;
+  const auto& storage = conf.accounting;
+  gantry::accounting::AccountingConnection connection{};
+  connection.backend = Backend::Sqlite;
+  if (storage.backend == gantry::config::GantryConf::AccountingStorage::Backend::Postgresql) {
+    connection.backend = Backend::Postgresql;
+    connection.host = storage.host.empty() ? "localhost" : storage.host;
+    if (storage.port != 0) connection.port = storage.port;
+    connection.user = storage.user;
+    connection.password = storage.pass;
+    connection.database = storage.loc.empty() ? "gantry_acct" : storage.loc;
+    return connection;
+  }
+  connection.path = storage.loc.empty()
+                        ? (std::filesystem::path(conf.stateSaveLocation) / "accounting.db").string()
+                        : storage.loc;
+  return connection;
+}
+
+// Where the store is, for messages: never the password.
+std::string describe(const gantry::accounting::AccountingConnection& connection) {
+  if (connection.backend == gantry::accounting::AccountingConnection::Backend::Sqlite) {
+    return "SQLite database " + connection.path;
+  }
+  return "PostgreSQL database " + connection.database + " on " + connection.host + ":" +
+         std::to_string(connection.port) + (connection.user.empty() ? "" : " as " + connection.user);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -149,6 +184,20 @@ int main(int argc, char** argv) {
   if (!openStore(store, (std::filesystem::path(conf.stateSaveLocation) / "gantry.db").string(), recover)) {
     return 1;
   }
+  // Accounting opens before the core starts, so the core's first records
+  // have somewhere to go; a store that cannot be opened stops the controller.
+  std::unique_ptr<gantry::accounting::AccountingStore> accounting;
+  if (conf.accountingEnabled()) {
+    auto connection = accountingConnection(conf);
+    auto opened = gantry::accounting::openAccountingStore(connection);
+    if (!opened) {
+      refuse("cannot open the accounting store (AccountingStorageType=" + conf.accountingStorageType + ", " +
+             describe(connection) + "): " + opened.error());
+      return 1;
+    }
+    accounting = std::move(*opened);
+    spdlog::info("accounting: {}", describe(connection));
+  }
   auto authenticator = gantry::auth::makeAuthenticator(conf.authType, conf.authInfo);
   if (!authenticator) {
     spdlog::critical("{}", authenticator.error());
@@ -182,7 +231,9 @@ int main(int argc, char** argv) {
                                     .slurmUserUid = uidOf(conf.slurmUser),
                                     .keepFinishedSeconds = conf.minJobAgeSeconds,
                                     .switchCalls = switchCalls.get(),
-                                    .switchAnswers = switchAnswers});
+                                    .switchAnswers = switchAnswers,
+                                    .drainedTresChanged = {},
+                                    .accounting = accounting.get()});
   if (auto status = core.start(); !status) {
     spdlog::critical("cannot recover state: {}", status.error());
     return 1;
@@ -193,6 +244,11 @@ int main(int argc, char** argv) {
   gantry::ctl::ConfigReloader reloader(confDir, core);
   if (switchCalls) reloader.askSwitchScriptWith([switchScript] { return gantry::ctl::askSwitchScript(switchScript); });
   gantry::ctlrpc::ControllerService clientService(core, **authenticator, &reloader);
+  // PrivateData as read at start, as slurmdbd reads its own: a
+  // reconfigure does not change who sees accounting records.
+  clientService.serveAccounting({.store = accounting.get(),
+                                 .cluster = conf.clusterName,
+                                 .privateJobs = conf.privateData.jobs});
   gantry::ctlrpc::ControllerAgentService agentService(core, **authenticator);
   std::string addr = listenAddr.empty() ? conf.controllerAddr : listenAddr;
   if (addr.empty()) addr = "0.0.0.0";
@@ -256,6 +312,11 @@ int main(int argc, char** argv) {
   hangupThread.join();
   store.flush();
   store.close();
+  // After the core has stopped: everything it queued is written.
+  if (accounting) {
+    accounting->flush();
+    accounting->close();
+  }
   spdlog::info("gantryctld stopped");
   return 0;
 }

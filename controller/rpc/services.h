@@ -6,6 +6,7 @@
 #include "common/auth/identity.h"
 #include "controller/config_reload.h"
 #include "controller/core/controller_core.h"
+#include "controller/rpc/accounting_queries.h"
 #include "gantry/v1/controller.grpc.pb.h"
 
 namespace gantry::ctlrpc {
@@ -40,12 +41,23 @@ class ControllerService final : public v1::Controller::Service {
   grpc::Status KeepAllocation(grpc::ServerContext*, const v1::KeepAllocationRequest*,
                               v1::KeepAllocationResponse*) override;
   grpc::Status Reconfigure(grpc::ServerContext*, const v1::ReconfigureRequest*, v1::ReconfigureResponse*) override;
+  // sacct and sacctmgr show event (accounting_service.cpp): answered on the
+  // handler thread from the accounting store, never on the core's strand.
+  grpc::Status ListAccountingJobs(grpc::ServerContext*, const v1::ListAccountingJobsRequest*,
+                                  v1::ListAccountingJobsResponse*) override;
+  grpc::Status ListNodeEvents(grpc::ServerContext*, const v1::ListNodeEventsRequest*,
+                              v1::ListNodeEventsResponse*) override;
+
+  // Set once, before the server starts; without it the accounting calls
+  // answer that accounting is off.
+  void serveAccounting(AccountingAccess access) { accounting_ = std::move(access); }
 
  private:
   grpc::Status jobAction(grpc::ServerContext*, core::ControllerCore::JobAction, uint64_t jobId);
   core::ControllerCore& core_;
   const auth::Authenticator& authenticator_;
   ctl::ConfigReloader* reloader_;
+  AccountingAccess accounting_;
 };
 
 // Only root or SlurmUser (the agents) may call these.

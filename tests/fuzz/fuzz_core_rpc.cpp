@@ -32,7 +32,9 @@
 
 #include "common/config/gantry_conf.h"
 #include "common/util/timer.h"
+#include "controller/accounting/sqlite_accounting_store.h"
 #include "controller/core/controller_core.h"
+#include "controller/rpc/accounting_queries.h"
 #include "controller/rpc/request_checks.h"
 
 namespace {
@@ -259,6 +261,11 @@ Handler checked(Call call, std::function<std::vector<std::string>()> seeds) {
       std::move(seeds)};
 }
 
+// The accounting store the two accounting handlers read: made once per
+// process beside the state database, holding a job with steps and an open
+// event (it is only read, so no input can change it).
+const ctlrpc::AccountingAccess& fuzzAccounting();
+
 std::map<std::string, Handler> handlers() {
   using JobAction = core::ControllerCore::JobAction;
   auto jobAction = [](JobAction action) {
@@ -378,6 +385,36 @@ std::map<std::string, Handler> handlers() {
         c.core->listDrainedTres(r, who, reply);
       },
       [] { return serialized<v1::ListDrainedTresRequest>({[](auto& r) { r.set_node_names("n[1-2]"); }}); });
+  all["ListAccountingJobs"] = checked<v1::ListAccountingJobsRequest, v1::ListAccountingJobsResponse>(
+      [](Core& c, v1::ListAccountingJobsRequest r, const auth::Identity& who, auto reply) {
+        reply(ctlrpc::listAccountingJobs(fuzzAccounting(), r, who, c.core->isAdministrator(who)));
+      },
+      [] {
+        return serialized<v1::ListAccountingJobsRequest>({[](auto& r) {
+                                                             auto* id = r.add_ids();
+                                                             id->set_job_id(31);
+                                                             id->set_has_step(true);
+                                                             id->set_step_id("batch");
+                                                           },
+                                                           [](auto& r) {
+                                                             r.add_uids(1000);
+                                                             r.mutable_window()->set_start(100);
+                                                             r.mutable_window()->set_end(5000);
+                                                             r.add_states("COMPLETED");
+                                                             r.set_node_list("n[1-2]");
+                                                           }});
+      });
+  all["ListNodeEvents"] = checked<v1::ListNodeEventsRequest, v1::ListNodeEventsResponse>(
+      [](Core&, v1::ListNodeEventsRequest r, const auth::Identity&, auto reply) {
+        reply(ctlrpc::listNodeEvents(fuzzAccounting(), r));
+      },
+      [] {
+        return serialized<v1::ListNodeEventsRequest>({[](auto& r) {
+          r.set_nodes("n[1-2]");
+          r.add_states("DRAIN");
+          r.set_open_only(true);
+        }});
+      });
   all["SuspendJob"] = jobAction(JobAction::Suspend);
   all["ResumeJob"] = jobAction(JobAction::Resume);
   all["HoldJob"] = jobAction(JobAction::Hold);
@@ -450,6 +487,30 @@ struct Process {
   Handler handler;
 };
 Process* process = nullptr;
+
+const ctlrpc::AccountingAccess& fuzzAccounting() {
+  static std::unique_ptr<accounting::AccountingStore> owned;
+  static const ctlrpc::AccountingAccess access = [] {
+    // The SQLite backend itself: the fuzz build has no PostgreSQL client.
+    auto sqlite = std::make_unique<accounting::SqliteAccountingStore>();
+    if (!sqlite->open((process->dir / "accounting.db").string())) std::abort();
+    owned = std::move(sqlite);
+    accounting::AccountingStore& store = *owned;
+    accounting::JobRecord job{.cluster = "fuzz", .jobId = 31, .name = "j", .user = "owner", .uid = 1000,
+                              .submitTime = 100, .eligibleTime = 100, .startTime = 200, .endTime = 900,
+                              .state = "COMPLETED", .nodeCount = 1, .nodeList = "n1"};
+    accounting::JobRecord batch = job;
+    batch.stepId = "batch";
+    if (!store.appendJobs({job, batch})) std::abort();
+    if (!store.appendEvents({accounting::NodeEvent{.cluster = "fuzz", .node = "n2", .startTime = 300,
+                                                   .state = "DRAIN", .tres = "cpu=4", .tresReference = "cpu=1"}})) {
+      std::abort();
+    }
+    store.flush();
+    return ctlrpc::AccountingAccess{.store = &store, .cluster = "fuzz", .privateJobs = true};
+  }();
+  return access;
+}
 
 void removeFolder() {
   if (process != nullptr) fs::remove_all(process->dir);

@@ -1,0 +1,83 @@
+// gantry sacctmgr: only `show event` (and its `list events` spellings);
+// Gantry keeps no associations, accounts or QOS of its own to manage.
+#include <cctype>
+#include <ctime>
+
+#include "cli/arg_parsing.h"
+#include "cli/controller_client.h"
+#include "cli/json_render.h"
+#include "cli/sacctmgr_event.h"
+#include "cli/subcommands.h"
+
+namespace gantry::cli {
+namespace {
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+bool isShow(const std::string& word) {
+  std::string w = lower(word);
+  return w == "show" || w == "list";
+}
+
+bool isEvent(const std::string& word) {
+  std::string w = lower(word);
+  return w == "event" || w == "events";
+}
+
+}  // namespace
+
+int runSacctmgr(const std::vector<std::string>& args) {
+  bool parsable = false, parsable2 = false, noHeader = false, json = false, immediate = false;
+  std::string confDir;
+  std::vector<std::string> command;
+  CLI::App app{"gantry sacctmgr: show node events (sacctmgr show event [conditions] [Format=...])", "sacctmgr"};
+  app.set_help_flag("-h,--help", "print this help");
+  app.add_flag("-p,--parsable", parsable, "'|' after every field");
+  app.add_flag("-P,--parsable2", parsable2, "'|' between fields");
+  app.add_flag("-n,--noheader", noHeader, "no header line");
+  app.add_flag("--json", json, "print JSON");
+  app.add_flag("-i,--immediate", immediate, "accepted for compatibility (nothing is changed)");
+  addConfDirOption(app, confDir);
+  app.add_option("command", command, "show event [Nodes=...] [States=...] [Start=...] [End=...] [Format=...]");
+  app.allow_extras(false);
+  auto parsed = parseWords(app, args);
+  if (!parsed) return reportError("sacctmgr", parsed.error());
+  if (parsed->helpRequested) {
+    std::cout << parsed->helpText;
+    return 0;
+  }
+  if (command.empty()) return reportError("sacctmgr", "no command given (Gantry's sacctmgr supports: show event)");
+  if (!isShow(command[0])) {
+    return reportError("sacctmgr", "'" + command[0] + "' is not supported: Gantry's sacctmgr only shows node events "
+                                   "(sacctmgr show event)");
+  }
+  if (command.size() < 2 || !isEvent(command[1])) {
+    std::string what = command.size() < 2 ? std::string("nothing") : "'" + command[1] + "'";
+    return reportError("sacctmgr", "show " + what + " is not supported: Gantry's sacctmgr only shows node events "
+                                   "(sacctmgr show event)");
+  }
+  auto now = static_cast<int64_t>(std::time(nullptr));
+  auto plan = planEventQuery(std::vector<std::string>(command.begin() + 2, command.end()), now);
+  if (!plan) return reportError("sacctmgr", plan.error());
+
+  auto client = ControllerClient::connect(confDir);
+  if (!client) return reportError("sacctmgr", client.error());
+  auto response = client->call<v1::ListNodeEventsResponse>([&](auto& stub, grpc::ClientContext* context, auto* out) {
+    return stub.ListNodeEvents(context, plan->request, out);
+  });
+  if (!response) return reportAccountingError("sacctmgr", response.failure());
+  std::vector<v1::AccountingNodeEvent> events(response->events().begin(), response->events().end());
+  if (json) {
+    std::cout << dumpJson(listToJson("events", events));
+    return 0;
+  }
+  TableStyle style{.header = !noHeader,
+                   .parsable = parsable2 ? Parsable::NoTrailing : parsable ? Parsable::Trailing : Parsable::No};
+  std::cout << renderEvents(plan->fields, events, style, now);
+  return 0;
+}
+
+}  // namespace gantry::cli
