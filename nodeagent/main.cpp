@@ -224,7 +224,8 @@ int main(int argc, char** argv) {
       .confinement = *confinement,
       .gpuLibrary = gantry::agent::stepGpuLibrarySettings(conf, *hardware, reportOptions),
       .accounting = gantry::agent::stepAccountingSettings(
-          conf, gantry::detect::selectedGpuPlugin(hardware->node.autoDetect, hardware->node.detected)),
+          conf, gantry::detect::selectedGpuPlugin(hardware->node.autoDetect, hardware->node.detected),
+          gantry::agent::detectedGpuFacts(hardware->node.detected)),
       .jobScripts = {.prolog = conf.prolog,
                      .epilog = conf.epilog,
                      .timeout = std::chrono::seconds(conf.prologEpilogTimeoutSec)},
@@ -315,7 +316,8 @@ int main(int argc, char** argv) {
       if (auto fresh = gantry::config::loadGantryConf(gantryConfPath); fresh) {
         launcher.setGpuLibrary(gantry::agent::stepGpuLibrarySettings(fresh->conf, *hardware, reportOptions));
         launcher.setAccounting(gantry::agent::stepAccountingSettings(
-            fresh->conf, gantry::detect::selectedGpuPlugin(hardware->node.autoDetect, hardware->node.detected)));
+            fresh->conf, gantry::detect::selectedGpuPlugin(hardware->node.autoDetect, hardware->node.detected),
+            gantry::agent::detectedGpuFacts(hardware->node.detected)));
       }
       spdlog::info("reconfigured from {}", confDir);
       reconfigures.finish(reconfigureTicket, "");

@@ -69,7 +69,16 @@ AccountingSpec parseAccounting(const json& object) {
   readOptional(object, "tracked_tres", accounting.tracked_tres);
   readOptional(object, "disable_gpu_acct", accounting.disable_gpu_acct);
   readOptional(object, "gpu_plugin", accounting.gpu_plugin);
-  readOptional(object, "mig_gpus", accounting.mig_gpus);
+  if (auto it = object.find("gpus"); it != object.end() && !it->is_null()) {
+    if (!it->is_array()) throw WrongType{"accounting.gpus", "must be an array"};
+    for (const auto& entry : *it) {
+      AccountingSpec::Gpu gpu;
+      readOptional(entry, "index", gpu.index);
+      readOptional(entry, "vendor", gpu.vendor);
+      readOptional(entry, "mig", gpu.mig);
+      accounting.gpus.push_back(gpu);
+    }
+  }
   readOptional(object, "constrain_devices", accounting.constrain_devices);
   readOptional(object, "cgroup_version", accounting.cgroup_version);
   return accounting;

@@ -75,7 +75,14 @@ struct AccountingSpec {
   // the mechanism that found the first device): "nvml", "rsmi", another
   // mechanism, or "" for none.
   std::string gpu_plugin{};
-  std::vector<int> mig_gpus{};  // indexes of the step's GPUs that are MIG instances
+  // What the agent knows of each of the step's GPUs (by index) beyond the
+  // `gpus` key: the vendor detection found and whether it is a MIG instance.
+  struct Gpu {
+    int index = 0;
+    std::string vendor{};  // "" = as in `gpus`
+    bool mig = false;
+  };
+  std::vector<Gpu> gpus{};
   bool constrain_devices = false;  // cgroup.conf ConstrainDevices
   int cgroup_version = 2;
 };

@@ -49,8 +49,11 @@ GpuUsagePlan gpuUsagePlanFor(const StepSpec& spec) {
   if (!tracked) return plan;  // the agent sends only lists it could read
   const bool constrain_device_memory = spec.cgroup && spec.cgroup->constrain_device_memory;
   for (const auto& gpu : spec.gpus) {
-    const bool mig = std::find(acct.mig_gpus.begin(), acct.mig_gpus.end(), gpu.index) != acct.mig_gpus.end();
-    auto source = accounting::gpuUsageSourceFor({.vendor = vendorOf(gpu.vendor),
+    auto known = std::find_if(acct.gpus.begin(), acct.gpus.end(),
+                              [&](const AccountingSpec::Gpu& g) { return g.index == gpu.index; });
+    const bool mig = known != acct.gpus.end() && known->mig;
+    const std::string& vendor = known != acct.gpus.end() && !known->vendor.empty() ? known->vendor : gpu.vendor;
+    auto source = accounting::gpuUsageSourceFor({.vendor = vendorOf(vendor),
                                                  .autoDetect = pluginMode(acct.gpu_plugin),
                                                  .isMig = mig,
                                                  .dmemEnforced = isDmemEnforced(gpu, constrain_device_memory),

@@ -13,7 +13,7 @@ import re
 import shutil
 from pathlib import Path
 
-from gantry_cluster import BUILD, REPO
+from gantry_cluster import BUILD, REPO, wait_for
 
 HOSTS = REPO / "tests" / "fixtures" / "hosts"
 FAKE_NVML = BUILD / "tests" / "fakes" / "libgantry_fake_nvml.so"
@@ -63,9 +63,12 @@ def reported_usage(cluster, node):
 
 
 def step_usage(cluster, node):
-    """{task: fields} of the one step the test ran."""
+    """{task: fields} of the one step the test ran, once the agent reported it
+    (srun may return before the agent's report)."""
+    log = cluster.root / f"gantryd-{node}.log"
+    wait_for(lambda: " step 0: exit " in log.read_text(), what="the step's report")
     found = {task: fields for (_, _, task), fields in reported_usage(cluster, node).items()}
-    assert found, (cluster.root / f"gantryd-{node}.log").read_text()[-4000:]
+    assert found, log.read_text()[-4000:]
     return found
 
 
@@ -142,9 +145,9 @@ def test_jobacct_gather_none_reports_no_task_usage(cluster_factory, tmp_path):
     cluster = nvml_cluster(cluster_factory, tmp_path, [f"proc|{GPU0}|any|1536|63"],
                            extra_conf="SlurmdDebug=debug\nAccountingStorageTRES=gres/gpu\n")
     cluster.cli("srun", "-n2", "--gres=gpu:2", *per_task(f"exec {folder}/nap$SLURM_PROCID 1"))
-    log = (cluster.root / "gantryd-hx.log").read_text()
-    assert "reported" in log  # the step's end was
-    assert not reported_usage(cluster, "hx"), log[-3000:]
+    log = cluster.root / "gantryd-hx.log"
+    wait_for(lambda: " step 0: exit " in log.read_text(), what="the step's report")
+    assert not reported_usage(cluster, "hx"), log.read_text()[-3000:]
 
 
 def rsmi_cluster(cluster_factory, tmp_path, records, interval="1"):

@@ -39,7 +39,10 @@ struct Row {
 
 TEST_CASE("which reader feeds gpumem and gpuutil for a step's GPU", "[stepd][usage]") {
   AccountingSpec mig = tracking({"gres/gpu"}, "nvml");
-  mig.mig_gpus = {2};
+  mig.gpus = {{.index = 2, .mig = true}};
+  // The controller may name an AMD GPU's vendor wrongly; detection's word wins.
+  AccountingSpec detectedAmd = tracking({"gres/gpu"}, "rsmi");
+  detectedAmd.gpus = {{.index = 2, .vendor = "amd"}};
   AccountingSpec disabled = tracking({"gres/gpu"}, "nvml");
   disabled.disable_gpu_acct = true;
   const std::vector<Row> rows = {
@@ -47,6 +50,8 @@ TEST_CASE("which reader feeds gpumem and gpuutil for a step's GPU", "[stepd][usa
        true, true, false, false, false},
       {"ROCm SMI reads an AMD GPU", stepWith({wholeGpu("amd")}, tracking({"gres/gpu"}, "rsmi")), false, false, true,
        true, false},
+      {"the vendor detection found is the GPU's vendor", stepWith({wholeGpu("nvidia")}, detectedAmd), false, false,
+       true, true, false},
       {"NVML does not read an AMD GPU", stepWith({wholeGpu("amd")}, tracking({"gres/gpu"}, "nvml")), false, false,
        false, false, false},
       {"a driver-only plugin reads nothing", stepWith({wholeGpu("nvidia")}, tracking({"gres/gpu"}, "nvidia")), false,

@@ -148,7 +148,7 @@ TEST_CASE("the job's switch/lua state is read from the spec", "[stepd][spec][swi
 TEST_CASE("usage accounting settings are read from spec.json's accounting key", "[stepd][spec][usage]") {
   auto spec = parseStepSpec(R"({"job_id": 4, "step_id": "2", "uid": 0, "gid": 0, "work_dir": "/", "argv": ["x"],
     "accounting": {"interval_sec": 7, "tracked_tres": ["gres/gpumem"], "disable_gpu_acct": true,
-                   "gpu_plugin": "rsmi", "mig_gpus": [3], "constrain_devices": true, "cgroup_version": 1,
+                   "gpu_plugin": "rsmi", "gpus": [{"index": 3, "vendor": "amd", "mig": true}], "constrain_devices": true, "cgroup_version": 1,
                    "later_key": 1}})");
   REQUIRE(spec.ok());
   REQUIRE(spec->accounting.has_value());
@@ -156,7 +156,10 @@ TEST_CASE("usage accounting settings are read from spec.json's accounting key", 
   CHECK(spec->accounting->tracked_tres == std::vector<std::string>{"gres/gpumem"});
   CHECK(spec->accounting->disable_gpu_acct);
   CHECK(spec->accounting->gpu_plugin == "rsmi");
-  CHECK(spec->accounting->mig_gpus == std::vector<int>{3});
+  REQUIRE(spec->accounting->gpus.size() == 1);
+  CHECK(spec->accounting->gpus[0].index == 3);
+  CHECK(spec->accounting->gpus[0].vendor == "amd");
+  CHECK(spec->accounting->gpus[0].mig);
   CHECK(spec->accounting->constrain_devices);
   CHECK(spec->accounting->cgroup_version == 1);
 
