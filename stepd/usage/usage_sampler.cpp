@@ -13,7 +13,7 @@ UsageSampler::UsageSampler(const StepSpec& spec, const detect::GpuLibraryHold* l
       proc_root_(std::move(proc_root)) {
   if (!plan_.needsLibrary()) return;
   if (library == nullptr) {
-    log_("accounting: no GPU library is held for the step; GPU usage comes only from dmem counters");
+    log_("accounting: no GPU library is held for the step; no GPU usage from NVML or ROCm SMI");
     return;
   }
   if (library->plugin() == "nvml" && (!plan_.nvml_mem_bus_ids.empty() || !plan_.nvml_util_bus_ids.empty()))
