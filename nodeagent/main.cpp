@@ -20,6 +20,7 @@
 #include "common/util/logging.h"
 #include "nodeagent/agent_reconfigure.h"
 #include "nodeagent/confinement_setup.h"
+#include "nodeagent/detect/gpu_library.h"
 #include "nodeagent/gpu_library_setup.h"
 #include "nodeagent/hardware_report.h"
 #include "nodeagent/launch/step_launcher.h"
@@ -222,6 +223,9 @@ int main(int argc, char** argv) {
       .hostRoot = hostRoot,
       .confinement = *confinement,
       .gpuLibrary = gantry::agent::stepGpuLibrarySettings(conf, *hardware, reportOptions),
+      .accounting = gantry::agent::stepAccountingSettings(
+          conf, gantry::detect::selectedGpuPlugin(hardware->node.autoDetect, hardware->node.detected),
+          gantry::agent::detectedGpuFacts(hardware->node.detected)),
       .jobScripts = {.prolog = conf.prolog,
                      .epilog = conf.epilog,
                      .timeout = std::chrono::seconds(conf.prologEpilogTimeoutSec)},
@@ -311,6 +315,9 @@ int main(int argc, char** argv) {
       // The accounting keys may have changed too (the selected plugin has not).
       if (auto fresh = gantry::config::loadGantryConf(gantryConfPath); fresh) {
         launcher.setGpuLibrary(gantry::agent::stepGpuLibrarySettings(fresh->conf, *hardware, reportOptions));
+        launcher.setAccounting(gantry::agent::stepAccountingSettings(
+            fresh->conf, gantry::detect::selectedGpuPlugin(hardware->node.autoDetect, hardware->node.detected),
+            gantry::agent::detectedGpuFacts(hardware->node.detected)));
       }
       spdlog::info("reconfigured from {}", confDir);
       reconfigures.finish(reconfigureTicket, "");

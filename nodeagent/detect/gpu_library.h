@@ -52,6 +52,8 @@ class GpuLibraryHold {
 
   const std::string& plugin() const { return plugin_; }
   const std::string& libraryName() const { return library_.name(); }
+  // The loaded library, for the usage calls a step's launcher makes.
+  const SharedLibrary& library() const { return library_; }
   // "NVML (libnvidia-ml.so.1)" for log lines.
   std::string describe() const;
 

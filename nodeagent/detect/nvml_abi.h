@@ -16,6 +16,7 @@ enum {
   kNvmlSuccess = 0,
   kNvmlErrorNotSupported = 3,
   kNvmlErrorNotFound = 6,
+  kNvmlErrorInsufficientSize = 7,
   kNvmlErrorLibraryNotFound = 12,
   kNvmlNvlinkMaxLinks = 18,
   kNvmlDeviceNameBufferSize = 96,
@@ -47,6 +48,23 @@ typedef struct {
   unsigned long long memorySizeMB;
 } nvmlDeviceAttributes_t;
 
+/* Per-process usage, read by the step launcher for GPU accounting. */
+typedef struct {
+  unsigned int pid;
+  unsigned long long usedGpuMemory; /* bytes */
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+} nvmlProcessInfo_t; /* the _v2 and _v3 layout */
+
+typedef struct {
+  unsigned int pid;
+  unsigned long long timeStamp;
+  unsigned int smUtil; /* percent */
+  unsigned int memUtil;
+  unsigned int encUtil;
+  unsigned int decUtil;
+} nvmlProcessUtilizationSample_t;
+
 typedef nvmlReturn_t (*nvmlInit_v2_fn)(void);
 typedef nvmlReturn_t (*nvmlShutdown_fn)(void);
 typedef nvmlReturn_t (*nvmlDeviceGetCount_v2_fn)(unsigned int*);
@@ -66,6 +84,9 @@ typedef nvmlReturn_t (*nvmlDeviceGetMigDeviceHandleByIndex_fn)(nvmlDevice_t, uns
 typedef nvmlReturn_t (*nvmlDeviceGetGpuInstanceId_fn)(nvmlDevice_t, unsigned int*);
 typedef nvmlReturn_t (*nvmlDeviceGetComputeInstanceId_fn)(nvmlDevice_t, unsigned int*);
 typedef nvmlReturn_t (*nvmlDeviceGetAttributes_v2_fn)(nvmlDevice_t, nvmlDeviceAttributes_t*);
+typedef nvmlReturn_t (*nvmlDeviceGetComputeRunningProcesses_v3_fn)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*);
+typedef nvmlReturn_t (*nvmlDeviceGetProcessUtilization_fn)(nvmlDevice_t, nvmlProcessUtilizationSample_t*,
+                                                           unsigned int*, unsigned long long);
 
 #ifdef __cplusplus
 }

@@ -87,6 +87,8 @@ json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options, con
   spec.update(confinement.spec);
   if (!confinement.log.empty()) spdlog::info("{}", confinement.log);
   spec.update(stepGpuLibraryKeys(options.gpuLibrary, r));
+  const bool constrainDevices = options.confinement.cgroup && options.confinement.cgroup->constrainDevices;
+  spec.update(stepAccountingKeys(options.accounting, r, constrainDevices));
   if (!options.switchScript.empty()) spec["switch_script"] = options.switchScript.string();
   if (r.switch_managed()) {
     spec["switch_managed"] = true;
@@ -182,6 +184,11 @@ void StepLauncher::setConfinement(ConfinementSettings settings) {
 void StepLauncher::setGpuLibrary(StepGpuLibrarySettings settings) {
   std::lock_guard lock(mutex_);
   options_.gpuLibrary = std::move(settings);
+}
+
+void StepLauncher::setAccounting(StepAccountingSettings settings) {
+  std::lock_guard lock(mutex_);
+  options_.accounting = std::move(settings);
 }
 
 Status StepLauncher::launch(const v1::LaunchStepRequest& request) {
@@ -293,6 +300,7 @@ std::vector<FinishedStep> StepLauncher::finished() {
             if (bytes.is_number_unsigned()) step.dmemPeakBytes[region] = bytes.get<uint64_t>();
           }
         }
+        if (parsed.contains("task_usage")) step.taskUsage = stepd::taskUsageFromJson(parsed["task_usage"]);
       } else {
         step.exitCode = 1;
         step.message = "unreadable result.json";

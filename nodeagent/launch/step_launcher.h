@@ -49,9 +49,11 @@
 #include "common/util/result.h"
 #include "gantry/v1/agent.pb.h"
 #include "nodeagent/launch/job_scripts.h"
+#include "nodeagent/launch/step_accounting.h"
 #include "nodeagent/launch/step_confinement.h"
 #include "nodeagent/launch/step_gpu_library.h"
 #include "stepd/core/step_control.h"
+#include "stepd/usage/task_usage_record.h"
 
 namespace gantry::agent {
 
@@ -69,6 +71,7 @@ struct FinishedStep {
   int64_t endTime = 0;
   std::string message;
   std::map<std::string, uint64_t> dmemPeakBytes;  // region -> bytes, from result.json
+  std::vector<stepd::TaskUsageRecord> taskUsage;  // result.json task_usage, per task
   // Non-empty: gantrystepd asks for the node to be drained with this reason
   // (a failed slurm_switch_step_postfini). finished() queues it once for
   // drainReasons().
@@ -83,6 +86,7 @@ struct LauncherOptions {
   std::string hostRoot = "/";
   ConfinementSettings confinement;  // cgroup and resctrl keys of every spec.json
   StepGpuLibrarySettings gpuLibrary;  // which GPU library a step's launcher holds
+  StepAccountingSettings accounting;  // usage sampling of the steps' tasks
   JobScripts jobScripts;            // Prolog, Epilog and their timeout
   // SwitchType=switch/lua: switch.lua beside gantry.conf, which every
   // step's launcher loads before it runs the step; empty: no switch plugin.
@@ -103,6 +107,7 @@ class StepLauncher {
   // New steps use these settings from now on (agent reconfigure).
   void setConfinement(ConfinementSettings settings);
   void setGpuLibrary(StepGpuLibrarySettings settings);
+  void setAccounting(StepAccountingSettings settings);
 
   // Steps still running (their gantrystepd alive and no result yet).
   std::vector<StepKey> running();

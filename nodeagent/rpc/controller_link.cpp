@@ -1,12 +1,40 @@
 #include "nodeagent/rpc/controller_link.h"
 
 #include <csignal>
+#include <string>
 #include <spdlog/spdlog.h>
 
 #include "common/rpc/channel.h"
 #include "common/rpc/error_status.h"
 
 namespace gantry::agent {
+namespace {
+
+// result.json's per-task usage into the report's wire form.
+void fillTaskUsage(const stepd::TaskUsageRecord& usage, v1::TaskUsage* wire) {
+  wire->set_task(usage.task);
+  wire->set_cpu_usec(usage.cpu_usec);
+  wire->set_mem_peak_bytes(usage.mem_peak_bytes);
+  wire->set_vmem_peak_bytes(usage.vmem_peak_bytes);
+  wire->set_pages(usage.pages);
+  wire->set_fs_disk_read_bytes(usage.fs_disk_read_bytes);
+  wire->set_energy_joules(usage.energy_joules);
+  if (usage.gpu_mem_bytes) wire->set_gpu_mem_bytes(*usage.gpu_mem_bytes);
+  if (usage.gpu_util_percent) wire->set_gpu_util_percent(*usage.gpu_util_percent);
+}
+
+// "cpu_usec=... gpu_mem_bytes=none ...": what the report says of one task,
+// for the agent's debug log.
+std::string describeTaskUsage(const v1::TaskUsage& usage) {
+  auto optional = [](bool has, uint64_t value) { return has ? std::to_string(value) : std::string("none"); };
+  return "cpu_usec=" + std::to_string(usage.cpu_usec()) + " mem_peak_bytes=" + std::to_string(usage.mem_peak_bytes()) +
+         " vmem_peak_bytes=" + std::to_string(usage.vmem_peak_bytes()) + " pages=" + std::to_string(usage.pages()) +
+         " fs_disk_read_bytes=" + std::to_string(usage.fs_disk_read_bytes()) +
+         " gpu_mem_bytes=" + optional(usage.has_gpu_mem_bytes(), usage.gpu_mem_bytes()) +
+         " gpu_util_percent=" + optional(usage.has_gpu_util_percent(), usage.gpu_util_percent());
+}
+
+}  // namespace
 
 ControllerLink::ControllerLink(LinkOptions options, StepLauncher& launcher,
                                const auth::Authenticator& authenticator)
@@ -135,6 +163,7 @@ void ControllerLink::reportFinished() {
     request.set_end_time(step.endTime);
     request.set_message(step.message);
     for (const auto& [region, bytes] : step.dmemPeakBytes) (*request.mutable_dmem_peak_bytes())[region] = bytes;
+    for (const auto& usage : step.taskUsage) fillTaskUsage(usage, request.add_task_usage());
     v1::StepCompleteResponse response;
     grpc::Status status = stub_->StepComplete(context->get(), request, &response);
     if (!status.ok()) {
@@ -147,6 +176,10 @@ void ControllerLink::reportFinished() {
     }
     spdlog::info("job {} step {}: exit {} signal {} reported", step.key.jobId, step.key.stepId,
                  step.exitCode, step.signal);
+    for (const auto& usage : request.task_usage()) {
+      spdlog::debug("job {} step {}: task {} usage reported: {}", step.key.jobId, step.key.stepId, usage.task(),
+                    describeTaskUsage(usage));
+    }
     launcher_.acknowledge(step.key);
   }
 }

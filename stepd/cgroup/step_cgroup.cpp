@@ -179,16 +179,31 @@ bool StepCgroup::isFrozen() const {
 
 Status StepCgroup::killAll() const { return writeControlFile(step_path_ + "/cgroup.kill", "1"); }
 
-std::map<std::string, uint64_t> StepCgroup::deviceMemoryPeak() const {
-  std::map<std::string, uint64_t> peak;
-  auto content = readControlFile(step_path_ + "/dmem.peak");
-  if (!content) content = readControlFile(step_path_ + "/dmem.current");
-  if (!content) return peak;
-  std::stringstream lines(*content);
+namespace {
+
+// "<region> <bytes>" lines of a dmem counter file.
+std::map<std::string, uint64_t> regionBytes(const std::string& content) {
+  std::map<std::string, uint64_t> bytes_by_region;
+  std::stringstream lines(content);
   std::string region;
   uint64_t bytes = 0;
-  while (lines >> region >> bytes) peak[region] = bytes;
-  return peak;
+  while (lines >> region >> bytes) bytes_by_region[region] = bytes;
+  return bytes_by_region;
+}
+
+}  // namespace
+
+std::map<std::string, uint64_t> StepCgroup::deviceMemoryPeak() const {
+  auto content = readControlFile(step_path_ + "/dmem.peak");
+  if (!content) content = readControlFile(step_path_ + "/dmem.current");
+  if (!content) return {};
+  return regionBytes(*content);
+}
+
+std::map<std::string, uint64_t> StepCgroup::deviceMemoryCurrent() const {
+  auto content = readControlFile(step_path_ + "/dmem.current");
+  if (!content) return {};
+  return regionBytes(*content);
 }
 
 Status StepCgroup::remove() const {

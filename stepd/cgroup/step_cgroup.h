@@ -72,6 +72,8 @@ class StepCgroup {
   // Highest device-memory use per region: dmem.peak where the kernel has
   // it, dmem.current otherwise. Empty when neither is readable.
   std::map<std::string, uint64_t> deviceMemoryPeak() const;
+  // Device-memory use per region now (dmem.current); empty when unreadable.
+  std::map<std::string, uint64_t> deviceMemoryCurrent() const;
   // Removes the step directory, then the job directory if no step is left.
   Status remove() const;
 

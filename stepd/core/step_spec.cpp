@@ -63,6 +63,27 @@ CgroupSpec parseCgroup(const json& object) {
   return cgroup;
 }
 
+AccountingSpec parseAccounting(const json& object) {
+  AccountingSpec accounting;
+  readOptional(object, "interval_sec", accounting.interval_sec);
+  readOptional(object, "tracked_tres", accounting.tracked_tres);
+  readOptional(object, "disable_gpu_acct", accounting.disable_gpu_acct);
+  readOptional(object, "gpu_plugin", accounting.gpu_plugin);
+  if (auto it = object.find("gpus"); it != object.end() && !it->is_null()) {
+    if (!it->is_array()) throw WrongType{"accounting.gpus", "must be an array"};
+    for (const auto& entry : *it) {
+      AccountingSpec::Gpu gpu;
+      readOptional(entry, "index", gpu.index);
+      readOptional(entry, "vendor", gpu.vendor);
+      readOptional(entry, "mig", gpu.mig);
+      accounting.gpus.push_back(gpu);
+    }
+  }
+  readOptional(object, "constrain_devices", accounting.constrain_devices);
+  readOptional(object, "cgroup_version", accounting.cgroup_version);
+  return accounting;
+}
+
 // step_id may arrive as a number (0) or a string ("0", "batch").
 std::string readStepId(const json& value) {
   if (value.is_number_unsigned() || value.is_number_integer()) return std::to_string(value.get<int64_t>());
@@ -144,6 +165,12 @@ Result<StepSpec> parseObject(const json& doc) {
     readOptional(*it, "root", resctrl.root);
     readOptional(*it, "group", resctrl.group);
     spec.resctrl = resctrl;
+  }
+  if (auto it = doc.find("accounting"); it != doc.end() && !it->is_null()) {
+    if (!it->is_object()) return Error{"spec.json: key \"accounting\" must be an object"};
+    spec.accounting = parseAccounting(*it);
+    if (spec.accounting->cgroup_version != 1 && spec.accounting->cgroup_version != 2)
+      return Error{"spec.json: key \"accounting\": \"cgroup_version\" must be 1 or 2"};
   }
   if (auto it = doc.find("io"); it != doc.end() && !it->is_null()) {
     if (!it->is_object()) return Error{"spec.json: key \"io\" must be an object"};

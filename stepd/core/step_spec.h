@@ -63,6 +63,30 @@ struct GpuLibrarySpec {
   std::string purpose;  // for the log line: "--gpu-freq", "GPU accounting" or both
 };
 
+// Usage accounting of the step's tasks (the agent's gantry.conf, gres.conf
+// and cgroup.conf). Absent from spec.json when JobAcctGatherType is
+// jobacct_gather/none: then nothing is sampled and result.json has no
+// task_usage.
+struct AccountingSpec {
+  uint32_t interval_sec = 30;  // JobAcctGatherFrequency task=; 0 = only at the end
+  std::vector<std::string> tracked_tres{};  // AccountingStorageTRES, as accounting::trackedTresFrom reads it
+  bool disable_gpu_acct = false;  // JobAcctGatherParams=DisableGPUAcct
+  // The GPU plugin AutoDetect selected on this node (under AutoDetect=full,
+  // the mechanism that found the first device): "nvml", "rsmi", another
+  // mechanism, or "" for none.
+  std::string gpu_plugin{};
+  // What the agent knows of each of the step's GPUs (by index) beyond the
+  // `gpus` key: the vendor detection found and whether it is a MIG instance.
+  struct Gpu {
+    int index = 0;
+    std::string vendor{};  // "" = as in `gpus`
+    bool mig = false;
+  };
+  std::vector<Gpu> gpus{};
+  bool constrain_devices = false;  // cgroup.conf ConstrainDevices
+  int cgroup_version = 2;
+};
+
 struct StepSpec {
   uint64_t job_id = 0;
   std::string step_id;  // "batch", "extern" or a number
@@ -114,6 +138,7 @@ struct StepSpec {
   std::optional<GpuLibrarySpec> gpu_library;  // absent: the launcher loads none
   std::optional<CgroupSpec> cgroup;
   std::optional<ResctrlSpec> resctrl;
+  std::optional<AccountingSpec> accounting;  // absent: no usage sampling
   // Present for srun's steps: output, input and signals travel over gRPC
   // instead of the stdout/stderr/stdin names.
   std::optional<IoSpec> io;

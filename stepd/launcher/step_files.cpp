@@ -40,6 +40,7 @@ Status writeResultFile(const std::string& step_dir, const StepResult& result) {
                         {"message", result.message}};
   if (!result.dmem_peak_bytes.empty()) doc["dmem_peak_bytes"] = result.dmem_peak_bytes;
   if (!result.drain_reason.empty()) doc["drain_reason"] = result.drain_reason;
+  if (result.task_usage) doc["task_usage"] = taskUsageToJson(*result.task_usage);
   return writeFileAtomically(step_dir + "/result.json", doc.dump() + "\n");
 }
 

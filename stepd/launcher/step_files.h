@@ -9,9 +9,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "common/util/result.h"
+#include "stepd/usage/task_usage_record.h"
 
 namespace gantry::stepd {
 
@@ -25,6 +28,9 @@ struct StepResult {
   // Non-empty: the node must be drained with this reason (a failed
   // slurm_switch_step_postfini); the agent passes it to the controller.
   std::string drain_reason;
+  // Per-task usage (accounting); written only when usage was gathered
+  // (JobAcctGatherType is not jobacct_gather/none).
+  std::optional<std::vector<TaskUsageRecord>> task_usage;
 };
 
 Result<std::string> readWholeFile(const std::string& path);

@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +39,7 @@
 #include "stepd/launcher/switch_step_hooks.h"
 #include "stepd/launcher/task_launcher.h"
 #include "stepd/launcher/task_streams.h"
+#include "stepd/usage/usage_sampler.h"
 
 namespace gantry::stepd {
 namespace {
@@ -83,6 +85,10 @@ class StepRunner {
       gpu_library_.emplace(std::move(*hold));  // a hold moves but is never assigned
     }
     kill_wait_ = std::chrono::seconds(spec_.kill_wait_sec);
+    if (spec_.accounting) {
+      usage_.emplace(spec_, gpu_library_ ? &*gpu_library_ : nullptr,
+                     [this](const std::string& line) { log_.info(line); });
+    }
     if (auto s = startTasks(); !s) {
       terminate();
       forceKill();
@@ -289,6 +295,7 @@ class StepRunner {
       auto pid = launchTask(launch);
       if (!pid) return Error{"task " + std::to_string(spec_.first_task_id + local) + ": " + pid.error()};
       tasks_.push_back({.pid = *pid});
+      if (usage_) usage_->addTask(static_cast<uint32_t>(spec_.first_task_id + local), *pid);
       recordTaskGroups();
     }
     // Connected only now: no gRPC thread exists while the tasks are forked.
@@ -431,7 +438,10 @@ class StepRunner {
     log_.info("terminating: tasks killed");
   }
 
-  void handleSignals() {
+  // Returns whether a child ended (SIGCHLD), so its task can be sampled
+  // one last time before it is reaped.
+  bool handleSignals() {
+    bool child_ended = false;
     signalfd_siginfo info{};
     while (::read(signal_fd_, &info, sizeof info) == sizeof info) {
       if (static_cast<int>(info.ssi_signo) == taskSignalChannel()) {
@@ -443,9 +453,11 @@ class StepRunner {
         case SIGINT: terminate(); break;
         case SIGUSR1: suspend(); break;
         case SIGUSR2: resume(); break;
-        default: break;  // SIGCHLD: reaped below
+        case SIGCHLD: child_ended = true; break;  // reaped below
+        default: break;
       }
     }
+    return child_ended;
   }
 
   void takeUserSignal(const signalfd_siginfo& info) {
@@ -475,10 +487,12 @@ class StepRunner {
   void reap() {
     int status = 0;
     pid_t pid;
-    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    rusage usage{};
+    while ((pid = ::wait4(-1, &status, WNOHANG, &usage)) > 0) {
       for (auto& task : tasks_) {
         if (task.pid != pid) continue;
         task.running = false;
+        if (usage_) usage_->taskExited(pid, usage);
         if (WIFEXITED(status)) task.exit_code = WEXITSTATUS(status);
         if (WIFSIGNALED(status)) task.signal = WTERMSIG(status);
         if (WIFEXITED(status)) result_.exit_code = std::max(result_.exit_code, WEXITSTATUS(status));
@@ -487,19 +501,36 @@ class StepRunner {
     }
   }
 
+  // Usage sampling (JobAcctGatherFrequency task=): a deadline of the event
+  // loop, never a sleep, so signals and exits are handled as they come.
+  void sampleUsage() {
+    if (!usage_) return;
+    usage_->poll(cgroup_ ? cgroup_->deviceMemoryCurrent() : std::map<std::string, uint64_t>{});
+    if (auto every = usage_->interval()) next_sample_ = SteadyClock::now() + *every;
+  }
+
+  // Milliseconds until the next deadline of the loop (-1: none).
+  int nextTimeoutMs() const {
+    std::optional<SteadyClock::time_point> deadline;
+    if (terminating_ && !killed_) deadline = kill_deadline_;
+    if (usage_ && usage_->interval()) deadline = deadline ? std::min(*deadline, next_sample_) : next_sample_;
+    if (!deadline) return -1;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - SteadyClock::now());
+    return static_cast<int>(std::max<int64_t>(0, left.count()));
+  }
+
   void supervise() {
     reap();
+    if (usage_ && usage_->interval()) next_sample_ = SteadyClock::now() + *usage_->interval();
     while (anyRunning() || (spec_.holdsOnly() && !terminating_)) {
-      int timeout_ms = -1;
-      if (terminating_ && !killed_) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kill_deadline_ - SteadyClock::now());
-        timeout_ms = static_cast<int>(std::max<int64_t>(0, left.count()));
-      }
       pollfd fds[2] = {{.fd = signal_fd_, .events = POLLIN, .revents = 0},
                        {.fd = io_ ? io_->signalFd() : -1, .events = POLLIN, .revents = 0}};
-      ::poll(fds, 2, timeout_ms);
-      handleSignals();
+      ::poll(fds, 2, nextTimeoutMs());
+      const bool child_ended = handleSignals();
       if (io_ && fds[1].revents != 0) handleForwardedSignals();
+      // A task that ended is sampled once more before it is reaped (its
+      // leader is a zombie: /proc still has its times).
+      if (child_ended || (usage_ && usage_->interval() && SteadyClock::now() >= next_sample_)) sampleUsage();
       reap();
       if (terminating_ && !killed_ && SteadyClock::now() >= kill_deadline_) forceKill();
     }
@@ -536,6 +567,7 @@ class StepRunner {
       result_.dmem_peak_bytes = cgroup_->deviceMemoryPeak();
       (void)cgroup_->killAll();  // processes that left the task groups
     }
+    if (usage_) result_.task_usage = usage_->finish(result_.dmem_peak_bytes);
     killAdopted();
     // slurm_switch_step_postfini: every process of the step is gone.
     if (switch_hooks_) {
@@ -574,6 +606,8 @@ class StepRunner {
   std::optional<StepCgroup> cgroup_;
   std::optional<SwitchStepHooks> switch_hooks_;  // switch/lua's step functions, once the script loaded
   std::optional<detect::GpuLibraryHold> gpu_library_;
+  std::optional<UsageSampler> usage_;  // with spec.json's accounting key
+  SteadyClock::time_point next_sample_{};
   std::vector<Task> tasks_;
   std::optional<StepStreams> streams_;
   std::unique_ptr<IoForwarder> io_;

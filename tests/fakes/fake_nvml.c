@@ -7,10 +7,20 @@
 #include <string.h>
 
 #include "nodeagent/detect/nvml_abi.h"
+#include "tests/fakes/fake_processes.h"
 
 #define MAX_GPUS 64
 #define MAX_MIGS 7
 #define MAX_LINKS 18
+#define MAX_PROCS 64
+
+/* A per-process usage record: `proc|<bus id>|<who>|<used MiB>|<sm util %>`. */
+struct FakeProc {
+  char busId[32];
+  char who[64];
+  unsigned long long usedMib;
+  unsigned smUtil;
+};
 
 struct nvmlDevice_st {
   char name[96];
@@ -27,6 +37,15 @@ struct nvmlDevice_st {
   unsigned gi, ci, slices;
   unsigned long long memoryMb;
 };
+
+static struct FakeProc procs[MAX_PROCS];
+static unsigned procCount;
+/* `procerror|<bus id>|<NVML error>`: the per-process calls on that GPU fail. */
+static struct {
+  char busId[32];
+  int error;
+} procErrors[MAX_GPUS];
+static unsigned procErrorCount;
 
 static struct nvmlDevice_st gpus[MAX_GPUS];
 static struct nvmlDevice_st migs[MAX_GPUS * MAX_MIGS];
@@ -80,6 +99,15 @@ static void parseLine(char* line) {
     m->slices = (unsigned)atoi(fields[5]);
     m->memoryMb = strtoull(fields[6], NULL, 10);
     parent->migs[parent->migCount++] = m;
+  } else if (strcmp(fields[0], "proc") == 0 && n == 5 && procCount < MAX_PROCS) {
+    struct FakeProc* p = &procs[procCount++];
+    snprintf(p->busId, sizeof p->busId, "%s", fields[1]);
+    snprintf(p->who, sizeof p->who, "%s", fields[2]);
+    p->usedMib = strtoull(fields[3], NULL, 10);
+    p->smUtil = (unsigned)atoi(fields[4]);
+  } else if (strcmp(fields[0], "procerror") == 0 && n == 3 && procErrorCount < MAX_GPUS) {
+    snprintf(procErrors[procErrorCount].busId, 32, "%s", fields[1]);
+    procErrors[procErrorCount++].error = atoi(fields[2]);
   }
 }
 
@@ -91,7 +119,7 @@ nvmlReturn_t nvmlInit_v2(void) {
   if (!file) return 9; /* NVML_ERROR_DRIVER_NOT_LOADED */
   memset(gpus, 0, sizeof gpus);
   memset(migs, 0, sizeof migs);
-  gpuCount = migTotal = 0;
+  gpuCount = migTotal = procCount = procErrorCount = 0;
   char line[512];
   while (fgets(line, sizeof line, file)) parseLine(line);
   fclose(file);
@@ -199,4 +227,53 @@ nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t d, nvmlDeviceAttributes_t* 
   attributes->computeInstanceSliceCount = d->slices;
   attributes->memorySizeMB = d->memoryMb;
   return kNvmlSuccess;
+}
+
+static int procErrorOf(nvmlDevice_t d) {
+  for (unsigned i = 0; i < procErrorCount; ++i)
+    if (strcasecmp(procErrors[i].busId, d->busId) == 0) return procErrors[i].error;
+  return 0;
+}
+
+/* Each proc record of the GPU gives one entry per process it answers for. */
+typedef void (*ProcSink)(const struct FakeProc* record, unsigned pid, unsigned index, void* out);
+
+static unsigned forEachProcess(nvmlDevice_t d, ProcSink sink, void* out, unsigned max) {
+  unsigned count = 0;
+  for (unsigned r = 0; r < procCount; ++r) {
+    if (strcasecmp(procs[r].busId, d->busId) != 0) continue;
+    unsigned pids[MAX_PROCS];
+    unsigned found = fakeProcessesMatching(procs[r].who, pids, MAX_PROCS);
+    for (unsigned i = 0; i < found && count < max; ++i) sink(&procs[r], pids[i], count++, out);
+  }
+  return count;
+}
+
+static void fillInfo(const struct FakeProc* record, unsigned pid, unsigned index, void* out) {
+  nvmlProcessInfo_t* info = (nvmlProcessInfo_t*)out + index;
+  memset(info, 0, sizeof *info);
+  info->pid = pid;
+  info->usedGpuMemory = record->usedMib * 1024ULL * 1024ULL;
+}
+
+static void fillSample(const struct FakeProc* record, unsigned pid, unsigned index, void* out) {
+  nvmlProcessUtilizationSample_t* sample = (nvmlProcessUtilizationSample_t*)out + index;
+  memset(sample, 0, sizeof *sample);
+  sample->pid = pid;
+  sample->timeStamp = 1;
+  sample->smUtil = record->smUtil;
+}
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int* count, nvmlProcessInfo_t* infos) {
+  if (procErrorOf(d)) return procErrorOf(d);
+  *count = forEachProcess(d, fillInfo, infos, *count);
+  return kNvmlSuccess;
+}
+
+nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample_t* samples,
+                                             unsigned int* count, unsigned long long lastSeen) {
+  (void)lastSeen;
+  if (procErrorOf(d)) return procErrorOf(d);
+  *count = forEachProcess(d, fillSample, samples, *count);
+  return *count ? kNvmlSuccess : kNvmlErrorNotFound;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nodeagent/detect/rsmi_abi.h"
+#include "tests/fakes/fake_processes.h"
 
 #define MAX_GPUS 64
 
@@ -17,6 +18,19 @@ struct FakeGpu {
   uint64_t bdf;
   uint32_t renderMinor;
 };
+
+/* `proc|<gpu index>|<who>|<vram MiB>|<CUs occupied>|<CUs>|<ok, invalid or fail>`:
+ * one GPU the library reads for the processes `who` names. */
+#define MAX_PROCS 64
+struct FakeProc {
+  uint32_t gpu;
+  char who[64];
+  uint64_t vramMib;
+  uint64_t occupied, total;
+  char outcome[16];
+};
+static struct FakeProc procs[MAX_PROCS];
+static unsigned procCount;
 
 static struct FakeGpu gpus[MAX_GPUS];
 static unsigned char xgmi[MAX_GPUS][MAX_GPUS];
@@ -41,6 +55,14 @@ static void parseLine(char* line) {
   } else if (strcmp(fields[0], "xgmi") == 0 && n == 3) {
     int i = atoi(fields[1]), j = atoi(fields[2]);
     if (i >= 0 && j >= 0 && i < MAX_GPUS && j < MAX_GPUS) xgmi[i][j] = 1;
+  } else if (strcmp(fields[0], "proc") == 0 && n == 7 && procCount < MAX_PROCS) {
+    struct FakeProc* p = &procs[procCount++];
+    p->gpu = (uint32_t)atoi(fields[1]);
+    snprintf(p->who, sizeof p->who, "%s", fields[2]);
+    p->vramMib = strtoull(fields[3], NULL, 10);
+    p->occupied = strtoull(fields[4], NULL, 10);
+    p->total = strtoull(fields[5], NULL, 10);
+    snprintf(p->outcome, sizeof p->outcome, "%s", fields[6]);
   }
 }
 
@@ -54,6 +76,7 @@ rsmi_status_t rsmi_init(uint64_t flags) {
   memset(gpus, 0, sizeof gpus);
   memset(xgmi, 0, sizeof xgmi);
   gpuCount = 0;
+  procCount = 0;
   char line[512];
   while (fgets(line, sizeof line, file)) parseLine(line);
   fclose(file);
@@ -112,5 +135,28 @@ rsmi_status_t rsmi_topo_get_link_type(uint32_t i, uint32_t j, uint64_t* hops, in
   CHECK_INDEX(j);
   *hops = 1;
   *type = xgmi[i][j] ? kRsmiIoLinkTypeXgmi : kRsmiIoLinkTypePcie;
+  return kRsmiSuccess;
+}
+
+/* As the library does: the process's occupied CUs over the GPUs read,
+ * divided by their CUs; the invalid marker when a GPU lacks the counter, a
+ * failed read when one says so, "not found" when no record names it. */
+rsmi_status_t rsmi_compute_process_info_by_pid_get(uint32_t pid, rsmi_process_info_t* info) {
+  uint64_t vram = 0, occupied = 0, total = 0;
+  int found = 0, invalid = 0;
+  for (unsigned r = 0; r < procCount; ++r) {
+    if (!fakeProcessMatches(procs[r].who, pid)) continue;
+    if (strcmp(procs[r].outcome, "fail") == 0) return 3; /* RSMI_STATUS_FILE_ERROR */
+    found = 1;
+    invalid |= strcmp(procs[r].outcome, "invalid") == 0;
+    vram += procs[r].vramMib * 1024 * 1024;
+    occupied += procs[r].occupied;
+    total += procs[r].total;
+  }
+  if (!found) return kRsmiStatusNotFound;
+  memset(info, 0, sizeof *info);
+  info->process_id = pid;
+  info->vram_usage = vram;
+  info->cu_occupancy = invalid ? GANTRY_RSMI_CU_OCCUPANCY_INVALID : (uint32_t)(total ? occupied * 100 / total : 0);
   return kRsmiSuccess;
 }

@@ -144,3 +144,39 @@ TEST_CASE("the job's switch/lua state is read from the spec", "[stepd][spec][swi
     CHECK(spec.error().find("\"switch_stepinfo\"") != std::string::npos);
   }
 }
+
+TEST_CASE("usage accounting settings are read from spec.json's accounting key", "[stepd][spec][usage]") {
+  auto spec = parseStepSpec(R"({"job_id": 4, "step_id": "2", "uid": 0, "gid": 0, "work_dir": "/", "argv": ["x"],
+    "accounting": {"interval_sec": 7, "tracked_tres": ["gres/gpumem"], "disable_gpu_acct": true,
+                   "gpu_plugin": "rsmi", "gpus": [{"index": 3, "vendor": "amd", "mig": true}], "constrain_devices": true, "cgroup_version": 1,
+                   "later_key": 1}})");
+  REQUIRE(spec.ok());
+  REQUIRE(spec->accounting.has_value());
+  CHECK(spec->accounting->interval_sec == 7);
+  CHECK(spec->accounting->tracked_tres == std::vector<std::string>{"gres/gpumem"});
+  CHECK(spec->accounting->disable_gpu_acct);
+  CHECK(spec->accounting->gpu_plugin == "rsmi");
+  REQUIRE(spec->accounting->gpus.size() == 1);
+  CHECK(spec->accounting->gpus[0].index == 3);
+  CHECK(spec->accounting->gpus[0].vendor == "amd");
+  CHECK(spec->accounting->gpus[0].mig);
+  CHECK(spec->accounting->constrain_devices);
+  CHECK(spec->accounting->cgroup_version == 1);
+
+  auto none = parseStepSpec(R"({"job_id": 4, "step_id": "2", "uid": 0, "gid": 0, "work_dir": "/", "argv": ["x"]})");
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->accounting.has_value());
+
+  auto notObject = parseStepSpec(R"({"job_id": 4, "step_id": "2", "uid": 0, "gid": 0, "work_dir": "/",
+    "argv": ["x"], "accounting": true})");
+  REQUIRE_FALSE(notObject.ok());
+  CHECK_THAT(notObject.error(), Catch::Contains("\"accounting\" must be an object"));
+  auto badVersion = parseStepSpec(R"({"job_id": 4, "step_id": "2", "uid": 0, "gid": 0, "work_dir": "/",
+    "argv": ["x"], "accounting": {"cgroup_version": 3}})");
+  REQUIRE_FALSE(badVersion.ok());
+  CHECK_THAT(badVersion.error(), Catch::Contains("\"cgroup_version\" must be 1 or 2"));
+  auto wrongType = parseStepSpec(R"({"job_id": 4, "step_id": "2", "uid": 0, "gid": 0, "work_dir": "/",
+    "argv": ["x"], "accounting": {"interval_sec": "often"}})");
+  REQUIRE_FALSE(wrongType.ok());
+  CHECK_THAT(wrongType.error(), Catch::Contains("\"interval_sec\" has the wrong type"));
+}
