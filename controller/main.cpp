@@ -125,7 +125,7 @@ gantry::accounting::AccountingConnection accountingConnection(const gantry::conf
 }
 
 // Where the store is, for messages: never the password.
-std::string describe(const gantry::accounting::AccountingConnection& connection) {
+std::string storeDescription(const gantry::accounting::AccountingConnection& connection) {
   if (connection.backend == gantry::accounting::AccountingConnection::Backend::Sqlite) {
     return "SQLite database " + connection.path;
   }
@@ -192,11 +192,11 @@ int main(int argc, char** argv) {
     auto opened = gantry::accounting::openAccountingStore(connection);
     if (!opened) {
       refuse("cannot open the accounting store (AccountingStorageType=" + conf.accountingStorageType + ", " +
-             describe(connection) + "): " + opened.error());
+             storeDescription(connection) + "): " + opened.error());
       return 1;
     }
     accounting = std::move(*opened);
-    spdlog::info("accounting: {}", describe(connection));
+    spdlog::info("accounting: {}", storeDescription(connection));
   }
   auto authenticator = gantry::auth::makeAuthenticator(conf.authType, conf.authInfo);
   if (!authenticator) {
