@@ -104,7 +104,10 @@ std::optional<std::vector<accounting::NodeEvent>> wantedNodeEvents(const NodeRec
 
 void NodeEventBook::adopt(const std::vector<accounting::NodeEvent>& open) {
   for (const auto& event : open) {
-    if (event.endTime == 0) open_[event.node].push_back(event);
+    if (event.endTime != 0) continue;
+    open_[event.node].push_back(event);
+    int64_t& last = lastStart_[event.node + "\n" + event.state];
+    last = std::max(last, event.startTime);
   }
 }
 
@@ -132,11 +135,11 @@ std::vector<accounting::NodeEvent> NodeEventBook::update(const std::string& node
     bool isOpen = std::any_of(kept.begin(), kept.end(), [&](const auto& e) { return sameEvent(e, want); });
     if (isOpen) continue;
     accounting::NodeEvent opened = want;
-    // Two events of one state may not share a start (the store's key).
-    opened.startTime = now;
-    for (const auto& w : writes) {
-      if (w.state == opened.state && w.startTime >= opened.startTime) opened.startTime = w.startTime + 1;
-    }
+    // Two events of one node and state may not share a start (the store's
+    // key): one closed and reopened within a second starts a second later.
+    int64_t& last = lastStart_[node + "\n" + want.state];
+    opened.startTime = std::max(now, last + 1);
+    last = opened.startTime;
     writes.push_back(opened);
     kept.push_back(std::move(opened));
   }

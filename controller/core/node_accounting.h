@@ -46,6 +46,7 @@ class NodeEventBook {
 
  private:
   std::map<std::string, std::vector<accounting::NodeEvent>> open_;
+  std::map<std::string, int64_t> lastStart_;  // "node\nstate" -> the latest start given
 };
 
 }  // namespace gantry::core

@@ -196,9 +196,18 @@ void ControllerCore::stepComplete(v1::StepCompleteRequest request, Reply<v1::Ste
     // Reports are retried until acknowledged, so a repeat (or a report for a
     // job that already ended, or for another run of a requeued job) is
     // simply acknowledged.
-    if (job == nullptr || isEnded(job->state) || request.step_id() != "batch" ||
-        job->batchHost() != request.node_name()) {
+    if (job == nullptr || request.step_id() != "batch" || job->batchHost() != request.node_name()) {
       return reply(v1::StepCompleteResponse{});
+    }
+    if (isEnded(job->state)) {
+      // Ended first (cancelled, timed out): the report still brings what the
+      // batch step used, once.
+      if (!job->batchUsage.empty() || request.task_usage_size() == 0) return reply(v1::StepCompleteResponse{});
+      job->batchUsage = detail::usageSamplesOf(request);
+      return executor_.persistJob(*job, [reply](const Status& status) {
+        if (!status) return reply(Error{ErrorCode::Internal, status.error()});
+        reply(v1::StepCompleteResponse{});
+      });
     }
     job->batchUsage = detail::usageSamplesOf(request);
     auto applied = applyJob(*job,

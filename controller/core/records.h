@@ -91,6 +91,7 @@ struct StepRecord {
   int64_t endTime = 0;
   // What its tasks used (accounting), gathered from each node's report.
   std::vector<accounting::TaskUsageSample> usage;
+  std::set<std::string> usageReported;  // nodes whose usage is in `usage`
   bool ended() const { return nodesLeft.empty(); }
 };
 

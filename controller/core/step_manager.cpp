@@ -132,8 +132,14 @@ void ControllerCore::stepEndedOnNode(uint64_t jobId, uint32_t stepId, const std:
   if (found == job->steps.end()) return;
   StepRecord& step = found->second;
   // Reports are retried until acknowledged: count each node once.
+  // A node's usage counts once, even when its report comes after the step
+  // was ended for it (its job ended first: srun returned before the agent
+  // reported).
+  if (!usage.empty() && step.usageReported.insert(node).second) {
+    step.usage.insert(step.usage.end(), std::make_move_iterator(usage.begin()),
+                      std::make_move_iterator(usage.end()));
+  }
   if (step.nodesLeft.erase(node) == 0) return;
-  step.usage.insert(step.usage.end(), std::make_move_iterator(usage.begin()), std::make_move_iterator(usage.end()));
   step.exitCode = std::max(step.exitCode, exitCode);
   if (!message.empty() && step.message.empty()) step.message = message;
   if (step.ended()) step.endTime = now();

@@ -398,6 +398,15 @@ TEST_CASE("node events: the book opens, keeps, and closes and reopens on a chang
   CHECK(writes[0].endTime == 260);
   CHECK(book.openOn("x7").empty());
 
+  // Closed and opened again within one second: the new one starts a
+  // second later, so the two keep apart in the store.
+  REQUIRE(book.update("x7", {drained}, 270).size() == 1);
+  REQUIRE(book.update("x7", {}, 270).size() == 1);
+  writes = book.update("x7", {drained}, 270);
+  REQUIRE(writes.size() == 1);
+  CHECK(writes[0].startTime == 271);
+  REQUIRE(book.update("x7", {}, 280).size() == 1);
+
   // An event adopted at start is closed like one opened here.
   core::NodeEventBook restarted;
   accounting::NodeEvent open = drained;
