@@ -44,6 +44,8 @@ const ValueOption kValueOptions[] = {
     {"--mem-per-gpu", "mem-per-gpu", &SbatchOptions::memPerGpu, "memory per GPU"},
     {"--network", "network", &SbatchOptions::network,
      "interconnect request handed to switch.lua (SwitchType=switch/lua; job.network there)"},
+    {"-A,--account", "account", &SbatchOptions::account, "the account the job's use is charged to (accounting)"},
+    {"--comment", "comment", &SbatchOptions::comment, "a comment kept with the job (accounting)"},
     {"--gres-flags", "gres-flags", &SbatchOptions::gresFlags,
      "enforce-binding, enforce-links, ignore-links"},
     {"--core-spec", "core-spec", &SbatchOptions::coreSpec, "cores reserved for system use"},

@@ -26,7 +26,7 @@ struct SbatchOptions {
   std::optional<std::string> partition, jobName, output, error, input, time, chdir, gpuFreq;
   std::optional<std::string> gres, gpus, gpusPerNode, gpusPerSocket, gpusPerTask;
   std::optional<std::string> cpusPerGpu, memPerGpu, gresFlags, coreSpec, tresPerTask;
-  std::optional<std::string> exportSpec, wrap, confDir, priority, gpuBind, network;
+  std::optional<std::string> exportSpec, wrap, confDir, priority, gpuBind, network, account, comment;
   bool hold = false;
   bool parsable = false;
   // --exclusive: "" when given bare, else its argument (user, mcs, topo).

@@ -85,6 +85,8 @@ class SpecBuilder {
     spec_.set_hold(options_.hold);
     spec_.set_oversubscribe(options_.oversubscribe);
     if (options_.network) spec_.set_network(*options_.network);
+    if (options_.account) spec_.set_account(*options_.account);
+    if (options_.comment) spec_.set_comment(*options_.comment);
     if (options_.requeue) {
       spec_.set_requeue(*options_.requeue);
       spec_.set_no_requeue(!*options_.requeue);

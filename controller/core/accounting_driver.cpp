@@ -20,10 +20,10 @@ std::unique_ptr<AccountingJournal> ControllerCore::makeAccountingJournal() {
       [this](std::function<void()> work) { onStrand(std::move(work)); }, std::move(scope));
 }
 
-void ControllerCore::startAccounting(const store::Snapshot& snapshot) {
+void ControllerCore::startAccounting() {
   if (!accountingJournal_) return;
-  for (const auto& [id, job] : state_.jobs) accountingJournal_->remember(job, state_.cluster);
-  accountingJournal_->recover(snapshot.accountingJournal);
+  // A job recovery persisted already has its records journaled.
+  for (const auto& [id, job] : state_.jobs) accountingJournal_->rememberUnlessWritten(job, state_.cluster);
   // The events still open in the accounting store are this cluster's
   // history: the nodes' states are compared with them as they come back.
   accounting::EventQuery open;
@@ -35,11 +35,13 @@ void ControllerCore::startAccounting(const store::Snapshot& snapshot) {
   } else {
     nodeEvents_.adopt(*events);
   }
+  nodeEventsAdopted_ = true;
   for (const auto& node : state_.nodes) recordNodeEvents(node);
 }
 
 void ControllerCore::recordNodeEvents(const NodeRecord& node) {
-  if (!accountingJournal_) return;
+  // Before the store's open events are known, nothing is opened twice.
+  if (!accountingJournal_ || !nodeEventsAdopted_) return;
   auto wanted = wantedNodeEvents(node, accountingJournal_->scope().tracked, conf_.clusterName);
   if (!wanted) return;
   accountingJournal_->journalEvents(nodeEvents_.update(node.conf.name, *wanted, now()));

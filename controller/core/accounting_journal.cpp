@@ -94,8 +94,8 @@ void AccountingJournal::forgetSettled() {
   store_.forgetJournalThrough(through);
 }
 
-void AccountingJournal::remember(const JobRecord& job, const select::Cluster& cluster) {
-  lastWritten_[job.id] = accountingRecordsOf(job, cluster, scope_);
+void AccountingJournal::rememberUnlessWritten(const JobRecord& job, const select::Cluster& cluster) {
+  if (lastWritten_.count(job.id) == 0) lastWritten_[job.id] = accountingRecordsOf(job, cluster, scope_);
 }
 
 void AccountingJournal::journalEvents(const std::vector<accounting::NodeEvent>& events) {
@@ -131,20 +131,45 @@ void AccountingJournal::deliver(std::vector<JournalRow> rows) {
   }
   {
     std::lock_guard lock(mutex_);
+    // Older rows wait for a retry: these go after them, so the store sees
+    // every record's versions in the order they were made.
+    if (!failed_.empty()) {
+      failed_.insert(failed_.end(), rows.begin(), rows.end());
+      return;
+    }
     ++inFlight_;
   }
-  accounting::AccountingStore::Callback done = [this, rows](const Status& status) {
+  // Jobs and events may be written in two transactions: the rows are
+  // delivered once both are, and failed if either failed.
+  struct Outcome {
+    std::mutex mutex;
+    int waiting = 0;
+    Status first = okStatus();
+  };
+  auto outcome = std::make_shared<Outcome>();
+  outcome->waiting = (jobs.empty() ? 0 : 1) + (events.empty() ? 0 : 1);
+  accounting::AccountingStore::Callback done = [this, rows, outcome](const Status& status) {
+    Status result = okStatus();
+    {
+      std::lock_guard lock(outcome->mutex);
+      if (!status && outcome->first) outcome->first = status;
+      if (--outcome->waiting > 0) return;
+      result = outcome->first;
+    }
     {
       std::lock_guard lock(mutex_);
       --inFlight_;
     }
-    delivered(rows, status);
+    delivered(rows, result);
   };
   Status queued = okStatus();
-  if (!jobs.empty()) {
-    queued = accounting_.appendJobs(std::move(jobs), events.empty() ? done : accounting::AccountingStore::Callback{});
+  if (!jobs.empty()) queued = accounting_.appendJobs(std::move(jobs), done);
+  if (queued && !events.empty()) {
+    queued = accounting_.appendEvents(std::move(events), done);
+    // The jobs are queued and will report; the events' refusal is theirs.
+    if (!queued) done(queued);
+    return;
   }
-  if (queued && !events.empty()) queued = accounting_.appendEvents(std::move(events), done);
   if (queued) return;
   {
     std::lock_guard lock(mutex_);

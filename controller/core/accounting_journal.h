@@ -57,8 +57,9 @@ class AccountingJournal {
   void persistFailed(uint64_t job, const std::vector<JournalRow>& rows);
   // The job left the controller's memory.
   void forgetJob(uint64_t job) { lastWritten_.erase(job); }
-  // At start: what was last written for a recovered job (not journaled again).
-  void remember(const JobRecord& job, const select::Cluster& cluster);
+  // At start: what was last written for a recovered job (not journaled
+  // again), unless recovery persisted it already.
+  void rememberUnlessWritten(const JobRecord& job, const select::Cluster& cluster);
 
   // Journals node events on their own and delivers them once durable.
   void journalEvents(const std::vector<accounting::NodeEvent>& events);

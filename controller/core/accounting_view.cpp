@@ -14,15 +14,19 @@ std::string accountingState(JobState state) {
   return std::string(toString(state));
 }
 
-// A step ends with the job that holds it: one cut short by a cancel or a
-// time limit was cancelled, one lost with its node failed.
-std::string endedStepState(const JobRecord& job, int exitCode) {
-  switch (job.state) {
-    case JobState::Cancelled:
-    case JobState::Timeout: return "CANCELLED";
-    case JobState::NodeFail: return "FAILED";
-    default: return exitCode == 0 ? "COMPLETED" : "FAILED";
+// How a step ended. One cut short by its job's end (it ended when the job
+// did) was cancelled when the job was cancelled or ran out of time, and
+// failed when the job lost its node; any other ended by its own exit.
+std::string endedStepState(const JobRecord& job, bool cutShort, int exitCode, int signal) {
+  if (cutShort) {
+    switch (job.state) {
+      case JobState::Cancelled:
+      case JobState::Timeout: return "CANCELLED";
+      case JobState::NodeFail: return "FAILED";
+      default: break;
+    }
   }
+  return exitCode == 0 && signal == 0 ? "COMPLETED" : "FAILED";
 }
 
 int64_t runSubmitTime(const JobRecord& job) { return job.requeueTime != 0 ? job.requeueTime : job.submitTime; }
@@ -141,11 +145,13 @@ std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, con
   base.submitTime = runSubmitTime(job);
   base.eligibleTime = job.eligibleTime;
   base.workDir = job.spec.work_dir();
+  base.account = job.spec.account();
 
   accounting::JobRecord whole = base;
   whole.name = job.spec.name();
   whole.startTime = job.startTime;
-  whole.endTime = isEnded(job.state) || job.state == JobState::Completing ? job.endTime : 0;
+  // The end comes from the node's clock: never before the start.
+  whole.endTime = isEnded(job.state) || job.state == JobState::Completing ? std::max(job.endTime, job.startTime) : 0;
   if (job.timeLimitSeconds >= 0) whole.timeLimitMinutes = static_cast<uint32_t>((job.timeLimitSeconds + 59) / 60);
   whole.state = accountingState(job.state);
   if (job.state == JobState::Cancelled) whole.cancelledByUid = job.cancelledBy;
@@ -160,6 +166,7 @@ std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, con
   whole.reqTres = tresText(requestedTres(job.spec));
   whole.allocTres = job.nodeNames.empty() ? "" : tresText(allocatedTres(job.allocation, cluster));
   whole.reason = reasonText(job.reason, job.reasonDetail);
+  whole.comment = job.spec.comment();
   records.push_back(whole);
   if (job.startTime == 0 || job.nodeNames.empty()) return records;
 
@@ -170,7 +177,7 @@ std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, con
     batch.name = "batch";
     batch.startTime = job.startTime;
     batch.endTime = whole.endTime;
-    batch.state = jobEnded ? endedStepState(job, job.exitCode) : "RUNNING";
+    batch.state = jobEnded ? endedStepState(job, true, job.exitCode, job.termSignal) : "RUNNING";
     batch.exitCode = whole.exitCode;
     batch.nodeCount = 1;
     batch.nodeList = job.batchHost();
@@ -191,7 +198,7 @@ std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, con
     external.name = "extern";
     external.startTime = job.startTime;
     external.endTime = whole.endTime;
-    external.state = jobEnded ? endedStepState(job, 0) : "RUNNING";
+    external.state = jobEnded ? endedStepState(job, true, 0, 0) : "RUNNING";
     external.nodeCount = whole.nodeCount;
     external.nodeList = whole.nodeList;
     external.allocCpus = whole.allocCpus;
@@ -206,8 +213,8 @@ std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, con
     numbered.name = step.name;
     numbered.startTime = step.startTime;
     numbered.endTime = step.ended() ? std::max(step.endTime, step.startTime) : 0;
-    numbered.state = step.ended() ? endedStepState(job, step.exitCode) : "RUNNING";
-    if (step.ended() && !isEnded(job.state)) numbered.state = step.exitCode == 0 ? "COMPLETED" : "FAILED";
+    bool cutShort = isEnded(job.state) && step.endTime >= job.endTime;
+    numbered.state = step.ended() ? endedStepState(job, cutShort, step.exitCode, 0) : "RUNNING";
     numbered.exitCode = {step.exitCode, 0};
     numbered.nodeCount = static_cast<uint32_t>(step.nodes.size());
     numbered.nodeList = detail::nodeListOf(step.nodes);

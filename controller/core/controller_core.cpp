@@ -124,8 +124,11 @@ Status ControllerCore::start() {
   if (!snapshot) return Error{snapshot.failure()};
   switchActive_ = options_.switchCalls != nullptr && conf_.switchType == "switch/lua";
   switchAnswers_ = options_.switchAnswers;
+  // The journal first: what recovery persists is numbered after the rows
+  // still waiting from before the restart.
+  if (accountingJournal_) accountingJournal_->recover(snapshot->accountingJournal);
   recover(*snapshot);
-  startAccounting(*snapshot);
+  startAccounting();
   recoverSwitchRecords();
   armSwitchCheck();
   if (conf_.gangScheduling()) {

@@ -295,7 +295,9 @@ class ControllerCore {
 
   // Accounting (accounting_driver.cpp): null when AccountingStorageType is none.
   std::unique_ptr<AccountingJournal> makeAccountingJournal();
-  void startAccounting(const store::Snapshot& snapshot);
+  // After recovery: what was last written for each job, and the node
+  // events open in the store; node events are recorded from then on.
+  void startAccounting();
   // Opens and closes the node's accounting events to match its state.
   void recordNodeEvents(const NodeRecord& node);
 
@@ -314,6 +316,7 @@ class ControllerCore {
   CoreState state_;
   std::unique_ptr<AccountingJournal> accountingJournal_;
   NodeEventBook nodeEvents_;
+  bool nodeEventsAdopted_ = false;
   EffectExecutor executor_;
   TimerQueue::TimerId tickTimer_ = 0;
   TimerQueue::TimerId sliceTimer_ = 0;

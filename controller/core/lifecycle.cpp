@@ -129,7 +129,9 @@ Effects requeue(JobRecord& job, JobReason reason, std::string detail, std::vecto
   job.reason = reason;
   job.reasonDetail = std::move(detail);
   job.restartCount += 1;
-  job.requeueTime = now;
+  // Each run needs a time of its own (accounting keys a run by it), even
+  // one requeued within the second it was submitted or last requeued.
+  job.requeueTime = std::max(now, std::max(job.submitTime, job.requeueTime) + 1);
   job.eligibleTime = job.held() ? 0 : now;
   job.nodeNames.clear();
   job.startTime = 0;

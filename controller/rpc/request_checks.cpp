@@ -66,6 +66,9 @@ Status hardware(const v1::NodeHardware& hw) {
 
 Status checkRequest(const v1::SubmitJobRequest& request) {
   if (!request.has_spec()) return Error{"spec: the request carries no job"};
+  // Kept in every accounting record of the job: bounded like names.
+  if (request.spec().account().size() > 256) return Error{"spec.account: longer than 256 bytes"};
+  if (request.spec().comment().size() > 8192) return Error{"spec.comment: longer than 8192 bytes"};
   return okStatus();
 }
 

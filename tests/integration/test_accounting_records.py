@@ -124,7 +124,8 @@ def test_a_two_task_gpu_step_shows_its_usage_in_sacct(cluster_factory, backend, 
     parsable = cluster.cli("sacct", "-j", f"{job}.0", "--format=tresusageinave", "-p").stdout.splitlines()
     assert parsable[0] == "TRESUsageInAve|"
     assert parsable[1] == ave + "|"
-    lines = sacct(cluster, "-j", job, "-o", "JobID,State,ExitCode,AllocTRES")
+    lines = wait_sacct(cluster, lambda lines: lines and lines[0].startswith(f"{job}|COMPLETED"),
+                       "-j", job, "-o", "JobID,State,ExitCode,AllocTRES", what="the allocation's end")
     assert lines[0].startswith(f"{job}|COMPLETED|0:0|") and "gres/gpu=8" in lines[0], lines
     assert any(line.startswith(f"{job}.0|COMPLETED|0:0|") for line in lines), lines
 
@@ -133,13 +134,14 @@ def test_draining_a_tracked_gpu_opens_and_resuming_it_closes_one_event(cluster_f
     cluster = gpu_node_cluster(cluster_factory, backend, tmp_path)
     cluster.cli("scontrol", "update", "TresName=gres/gpu", "NodeName=ax3", "Index=5", "Action=Drain",
                 "Reason=xid_92")
-    fields = ("sacctmgr", "-P", "-n", "show", "event", "Nodes=ax3",
+    # States= keeps a late heartbeat's DOWN event, if the machine is slow, out.
+    fields = ("sacctmgr", "-P", "-n", "show", "event", "Nodes=ax3", "States=DEGRADED", "All_Time",
               "Format=NodeName,End,State,Reason,TRES,TresReference")
     wait_for(lambda: cluster.cli(*fields).stdout.strip(), what="the DEGRADED event")
     assert cluster.cli(*fields).stdout.splitlines() == [
         "ax3|Unknown|DEGRADED|xid_92|gres/gpu=1|gpu(IDX:5)(xid_92)"]
     # The default format leaves TRES and TresReference out.
-    default = cluster.cli("sacctmgr", "-P", "show", "event", "Nodes=ax3").stdout.splitlines()
+    default = cluster.cli("sacctmgr", "-P", "show", "event", "Nodes=ax3", "All_Time").stdout.splitlines()
     assert default[0] == "Cluster|NodeName|TimeStart|TimeEnd|State|Reason|User"
     cluster.cli("scontrol", "update", "TresName=gres/gpu", "NodeName=ax3", "Index=5", "Action=Resume")
 
@@ -156,19 +158,30 @@ def test_draining_a_tracked_gpu_opens_and_resuming_it_closes_one_event(cluster_f
     assert "ax3|Unknown|DEGRADED|mce|cpu=1|cpu(IDX:1)(mce)" in cluster.cli(*fields).stdout.splitlines()
 
 
+def journaled_end(cluster, job):
+    """Whether the controller's state database holds the job's ended record
+    in its accounting journal (so it is durable, not yet delivered)."""
+    with sqlite3.connect(f"file:{cluster.root / 'ctld' / 'gantry.db'}?mode=ro", uri=True, timeout=10) as db:
+        rows = [row[0] for row in db.execute("SELECT record FROM accounting_journal")]
+    texts = [row.decode() if isinstance(row, bytes) else row for row in rows]
+    return any(f'"job_id":{job},' in text and '"state":"FAILED"' in text and '"step_id":""' in text
+               for text in texts)
+
+
 def test_a_controller_killed_before_the_accounting_write_loses_no_record(cluster_factory, backend):
     cluster = start(cluster_factory, backend)
-    first = cluster.sbatch("--wrap", "true")
+    first = cluster.sbatch("-A", "optics", "--comment", "run 12", "--wrap", "true")
     cluster.wait_job(first)
     wait_sacct(cluster, lambda lines: any(l.startswith(f"{first}|COMPLETED") for l in lines),
                "-j", str(first), "-o", "JobID,State")
+    assert sacct(cluster, "-X", "-j", str(first), "-o", "JobID,Account,Comment") == [f"{first}|optics|run 12"]
     # The accounting store takes no write now: the next job's records wait
     # in the controller's journal, which is killed with them.
     backend.block()
     try:
         second = cluster.sbatch("--wrap", "exit 4")
         cluster.wait_job(second)
-        time.sleep(1)
+        wait_for(lambda: journaled_end(cluster, second), what="the job's end in the controller's journal")
         cluster.kill_controller()
     finally:
         backend.unblock()

@@ -85,6 +85,12 @@ TEST_CASE("accounting view: the job record follows the job", "[accounting][view]
   CHECK(whole.nodeList == "x7");
   CHECK(records[1].stepId == "batch");
   CHECK(records[1].nodeList == "x7");
+  job.spec.set_account("chem");
+  job.spec.set_comment("sweep 4 of 9");
+  records = core::accountingRecordsOf(job, cluster, scope);
+  CHECK(records[0].account == "chem");
+  CHECK(records[1].account == "chem");
+  CHECK(records[0].comment == "sweep 4 of 9");
 }
 
 TEST_CASE("accounting view: one row per rule", "[accounting][view]") {
@@ -143,6 +149,31 @@ TEST_CASE("accounting view: one row per rule", "[accounting][view]") {
        [](const auto& r) {
          CHECK(r[0].exitCode == accounting::ExitCode{0, 9});
          CHECK(r[1].exitCode == accounting::ExitCode{0, 9});
+         CHECK(r[1].state == "FAILED");  // killed by a signal, whatever its exit code
+       }},
+      {"a step that ended before its job was cancelled keeps its own state; one cut short is cancelled",
+       [](auto& job) {
+         core::StepRecord done, cut;
+         done.id = 0, done.exitCode = 0, done.startTime = 5020, done.endTime = 5050, done.nodes = {"x7"};
+         cut.id = 1, cut.exitCode = 15, cut.startTime = 5060, cut.endTime = 5100, cut.nodes = {"x7"};
+         job.steps[0] = done;
+         job.steps[1] = cut;
+         job.state = JobState::Cancelled;
+         job.endTime = 5100;
+       },
+       [](const auto& r) {
+         REQUIRE(r.size() == 4);
+         CHECK(r[2].state == "COMPLETED");
+         CHECK(r[3].state == "CANCELLED");
+       }},
+      {"an end before the start (the node's clock behind) is recorded at the start",
+       [](auto& job) {
+         job.state = JobState::Completed;
+         job.endTime = 4990;
+       },
+       [](const auto& r) {
+         CHECK(r[0].endTime == 5010);
+         CHECK(r[1].endTime == 5010);
        }},
       {"the derived exit code is the highest of the numbered steps",
        [](auto& job) {
