@@ -42,6 +42,15 @@ std::vector<JournalRow> AccountingJournal::rowsFor(const JobRecord& job, const s
     }
     last.clear();
   }
+  if (auto carried = unwritten_.find(job.id); carried != unwritten_.end()) {
+    for (const auto& record : carried->second) {
+      bool thisRun = std::any_of(now.begin(), now.end(), [&](const auto& r) {
+        return r.stepId == record.stepId && r.submitTime == record.submitTime;
+      });
+      if (!thisRun) rows.push_back({nextSequence(), record});
+    }
+    unwritten_.erase(carried);
+  }
   for (const auto& record : now) {
     auto same = std::find_if(last.begin(), last.end(), [&](const auto& r) { return r.stepId == record.stepId; });
     if (same != last.end() && *same == record) continue;
@@ -61,6 +70,12 @@ uint64_t AccountingJournal::nextSequence() {
 
 void AccountingJournal::persistFailed(uint64_t job, const std::vector<JournalRow>& rows) {
   lastWritten_.erase(job);
+  // Records of a run the job has left (a requeue's closing rows) are not
+  // built again from the job: they go with its next persist.
+  for (const auto& row : rows) {
+    const auto* record = std::get_if<accounting::JobRecord>(&row.entry);
+    if (record != nullptr && record->endTime != 0) unwritten_[job].push_back(*record);
+  }
   settled(rows);
 }
 

@@ -56,7 +56,10 @@ class AccountingJournal {
   // next time; the rows never reached the journal.
   void persistFailed(uint64_t job, const std::vector<JournalRow>& rows);
   // The job left the controller's memory.
-  void forgetJob(uint64_t job) { lastWritten_.erase(job); }
+  void forgetJob(uint64_t job) {
+    lastWritten_.erase(job);
+    unwritten_.erase(job);
+  }
   // At start: what was last written for a recovered job (not journaled
   // again), unless recovery persisted it already.
   void rememberUnlessWritten(const JobRecord& job, const select::Cluster& cluster);
@@ -95,6 +98,8 @@ class AccountingJournal {
   AccountingScope scope_;
   uint64_t nextSequence_ = 1;
   std::map<uint64_t, std::vector<accounting::JobRecord>> lastWritten_;  // strand only
+  // Ended records of an earlier run whose persist failed, for the job's next one (strand only).
+  std::map<uint64_t, std::vector<accounting::JobRecord>> unwritten_;
 
   mutable std::mutex mutex_;  // guards what follows
   // Rows numbered and not yet settled; the journal is cut back through the

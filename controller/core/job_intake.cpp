@@ -28,12 +28,15 @@ Result<const config::PartitionConf*> ControllerCore::partitionFor(const v1::JobS
 
 Result<int64_t> ControllerCore::effectiveTimeLimit(const v1::JobSpec& spec,
                                                    const config::PartitionConf& partition) const {
-  // Seconds; -1 is UNLIMITED.
-  int64_t requested = spec.time_limit_seconds() > 0 ? spec.time_limit_seconds()
-                                                     : spec.time_limit_minutes() * 60;
-  if (spec.time_limit_seconds() < 0) {
+  // Seconds; -1 is UNLIMITED. A limit past a century is refused before it
+  // is turned into seconds, so no request overflows the arithmetic.
+  constexpr int64_t kLongestMinutes = 100LL * 366 * 24 * 60;
+  if (spec.time_limit_seconds() < 0 || spec.time_limit_minutes() > kLongestMinutes ||
+      spec.time_limit_minutes() < -1 || spec.time_limit_seconds() > kLongestMinutes * 60) {
     return Error{"Requested time limit is invalid (missing or exceeds some limit)"};
   }
+  int64_t requested = spec.time_limit_seconds() > 0 ? spec.time_limit_seconds()
+                                                     : spec.time_limit_minutes() * 60;
   if (spec.time_limit_minutes() < 0 && spec.time_limit_seconds() == 0) {
     // --time=UNLIMITED: only where the partition has no maximum.
     if (partition.maxTimeMinutes >= 0) {

@@ -58,6 +58,10 @@ size_t jobCount(testing::CoreHarness& h) {
 
 TEST_CASE("every size and count product is checked at submit") {
   const Row rows[] = {
+      {"a time limit in minutes whose seconds overflow", [](auto& s) { s.set_time_limit_minutes(-(int64_t{1} << 61)); },
+       ErrorCode::Invalid, "Requested time limit is invalid"},
+      {"a time limit of more than a century", [](auto& s) { s.set_time_limit_minutes(int64_t{1} << 40); },
+       ErrorCode::Invalid, "Requested time limit is invalid"},
       {"--mem-per-cpu=2^63 x 2 cpus", [](auto& s) { s.set_mem_per_cpu_mb(kTwo63); s.set_cpus_per_task(2); },
        ErrorCode::Invalid, "Memory specification can not be satisfied"},
       {"--mem-per-cpu=2^62 x 4 cpus", [](auto& s) { s.set_mem_per_cpu_mb(kTwo62); s.set_cpus_per_task(4); },
