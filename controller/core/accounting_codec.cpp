@@ -1,13 +1,97 @@
 #include "controller/core/accounting_codec.h"
 
+#include <charconv>
 #include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "common/util/json_text.h"
 
 namespace gantry::core {
 namespace {
 
 using nlohmann::json;
 
-json exitToJson(const accounting::ExitCode& exit) { return json::array({exit.code, exit.signal}); }
+// The journal's rows are written on the state store's writer thread for
+// every job persist, so they are appended straight into the text rather
+// than built as a JSON tree first (which cost more than the SQLite work).
+// Reading back, rare and off the hot path, still goes through the parser.
+class ObjectWriter {
+ public:
+  ObjectWriter() = default;
+  explicit ObjectWriter(std::string_view kind) { field("kind").string(kind); }
+
+  ObjectWriter& field(std::string_view key) {
+    out_ += first_ ? "{\"" : ",\"";
+    first_ = false;
+    out_ += key;
+    out_ += "\":";
+    return *this;
+  }
+  ObjectWriter& string(std::string_view text) {
+    appendJsonString(out_, text);
+    return *this;
+  }
+  template <typename Number>
+  ObjectWriter& number(Number value) {
+    char buffer[24];
+    auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+    out_.append(buffer, end);
+    return *this;
+  }
+  ObjectWriter& exit(const accounting::ExitCode& exit) {
+    out_ += '[';
+    number(exit.code);
+    out_ += ',';
+    number(exit.signal);
+    out_ += ']';
+    return *this;
+  }
+  ObjectWriter& raw(std::string_view text) {
+    out_ += text;
+    return *this;
+  }
+  std::string finish() && {
+    out_ += '}';
+    return std::move(out_);
+  }
+
+ private:
+  std::string out_;
+  bool first_ = true;
+};
+
+std::string usageToJson(const accounting::TresUsageIn& u) {
+  ObjectWriter out;
+  out.field("min").string(u.min).field("min_node").string(u.minNode).field("min_task").string(u.minTask);
+  out.field("max").string(u.max).field("max_node").string(u.maxNode).field("max_task").string(u.maxTask);
+  out.field("ave").string(u.ave).field("tot").string(u.tot);
+  return std::move(out).finish();
+}
+
+std::string jobToJson(const accounting::JobRecord& r) {
+  ObjectWriter out("job");
+  out.field("cluster").string(r.cluster).field("job_id").number(r.jobId).field("step_id").string(r.stepId);
+  out.field("name").string(r.name).field("user").string(r.user).field("uid").number(r.uid);
+  out.field("group").string(r.group).field("gid").number(r.gid).field("account").string(r.account);
+  out.field("partition").string(r.partition).field("submit").number(r.submitTime);
+  out.field("eligible").number(r.eligibleTime).field("start").number(r.startTime).field("end").number(r.endTime);
+  out.field("state").string(r.state).field("exit").exit(r.exitCode).field("derived_exit").exit(r.derivedExitCode);
+  out.field("nnodes").number(r.nodeCount).field("nodes").string(r.nodeList).field("alloc_cpus").number(r.allocCpus);
+  out.field("req_tres").string(r.reqTres).field("alloc_tres").string(r.allocTres);
+  out.field("usage_in").raw(usageToJson(r.usageIn));
+  out.field("reason").string(r.reason).field("work_dir").string(r.workDir).field("comment").string(r.comment);
+  if (r.timeLimitMinutes) out.field("time_limit").number(*r.timeLimitMinutes);
+  if (r.cancelledByUid) out.field("cancelled_by").number(*r.cancelledByUid);
+  return std::move(out).finish();
+}
+
+std::string eventToJson(const accounting::NodeEvent& e) {
+  ObjectWriter out("event");
+  out.field("cluster").string(e.cluster).field("node").string(e.node).field("start").number(e.startTime);
+  out.field("end").number(e.endTime).field("state").string(e.state).field("reason").string(e.reason);
+  out.field("user").string(e.user).field("tres").string(e.tres).field("tres_reference").string(e.tresReference);
+  return std::move(out).finish();
+}
 
 accounting::ExitCode exitFromJson(const json& value) {
   accounting::ExitCode exit;
@@ -16,42 +100,6 @@ accounting::ExitCode exitFromJson(const json& value) {
     exit.signal = value[1].get<int>();
   }
   return exit;
-}
-
-json jobToJson(const accounting::JobRecord& r) {
-  json usage = {{"min", r.usageIn.min}, {"min_node", r.usageIn.minNode}, {"min_task", r.usageIn.minTask},
-                {"max", r.usageIn.max}, {"max_node", r.usageIn.maxNode}, {"max_task", r.usageIn.maxTask},
-                {"ave", r.usageIn.ave}, {"tot", r.usageIn.tot}};
-  json out = {{"kind", "job"},
-              {"cluster", r.cluster},
-              {"job_id", r.jobId},
-              {"step_id", r.stepId},
-              {"name", r.name},
-              {"user", r.user},
-              {"uid", r.uid},
-              {"group", r.group},
-              {"gid", r.gid},
-              {"account", r.account},
-              {"partition", r.partition},
-              {"submit", r.submitTime},
-              {"eligible", r.eligibleTime},
-              {"start", r.startTime},
-              {"end", r.endTime},
-              {"state", r.state},
-              {"exit", exitToJson(r.exitCode)},
-              {"derived_exit", exitToJson(r.derivedExitCode)},
-              {"nnodes", r.nodeCount},
-              {"nodes", r.nodeList},
-              {"alloc_cpus", r.allocCpus},
-              {"req_tres", r.reqTres},
-              {"alloc_tres", r.allocTres},
-              {"usage_in", usage},
-              {"reason", r.reason},
-              {"work_dir", r.workDir},
-              {"comment", r.comment}};
-  if (r.timeLimitMinutes) out["time_limit"] = *r.timeLimitMinutes;
-  if (r.cancelledByUid) out["cancelled_by"] = *r.cancelledByUid;
-  return out;
 }
 
 accounting::JobRecord jobFromJson(const json& in) {
@@ -91,12 +139,6 @@ accounting::JobRecord jobFromJson(const json& in) {
   return r;
 }
 
-json eventToJson(const accounting::NodeEvent& e) {
-  return {{"kind", "event"}, {"cluster", e.cluster}, {"node", e.node},     {"start", e.startTime},
-          {"end", e.endTime}, {"state", e.state},     {"reason", e.reason}, {"user", e.user},
-          {"tres", e.tres},   {"tres_reference", e.tresReference}};
-}
-
 accounting::NodeEvent eventFromJson(const json& in) {
   return {.cluster = in.value("cluster", ""),
           .node = in.value("node", ""),
@@ -112,8 +154,8 @@ accounting::NodeEvent eventFromJson(const json& in) {
 }  // namespace
 
 std::string encodeAccountingEntry(const AccountingEntry& entry) {
-  if (const auto* job = std::get_if<accounting::JobRecord>(&entry)) return jobToJson(*job).dump();
-  return eventToJson(std::get<accounting::NodeEvent>(entry)).dump();
+  if (const auto* job = std::get_if<accounting::JobRecord>(&entry)) return jobToJson(*job);
+  return eventToJson(std::get<accounting::NodeEvent>(entry));
 }
 
 Result<AccountingEntry> decodeAccountingEntry(const std::string& text) {

@@ -327,6 +327,46 @@ TEST_CASE("accounting codec: a record and an event read back the same; junk is r
   }
 }
 
+TEST_CASE("accounting codec: every field survives, whatever bytes a user put in the text ones", "[accounting][view]") {
+  accounting::JobRecord record;
+  record.cluster = "c";
+  record.jobId = 18446744073709551615ull;
+  record.stepId = "batch";
+  record.name = std::string("tab\there \"quoted\" back\\slash\nnew\0nul", 38);
+  record.user = "\xC3\xA9mile";
+  record.uid = 4294967295u;
+  record.gid = 77;
+  record.group = "g";
+  record.account = "acct";
+  record.partition = "p";
+  record.submitTime = -5;
+  record.eligibleTime = 3;
+  record.startTime = 4;
+  record.endTime = 9'000'000'000;
+  record.timeLimitMinutes = 0;
+  record.state = "FAILED";
+  record.exitCode = {.code = 255, .signal = 9};
+  record.derivedExitCode = {.code = -1, .signal = 0};
+  record.nodeCount = 3;
+  record.nodeList = "a[1-3]";
+  record.allocCpus = 12;
+  record.reqTres = "cpu=12";
+  record.allocTres = "cpu=12,gres/gpu=3";
+  record.usageIn = {"a", "b", "c", "d", "e", "f", "g", "h"};
+  record.reason = "\x01";
+  record.workDir = "/w";
+  record.comment = "\xE2\x82\xAC ok";
+  auto back = core::decodeAccountingEntry(core::encodeAccountingEntry(record));
+  REQUIRE(back.ok());
+  CHECK(std::get<accounting::JobRecord>(*back) == record);
+
+  // Bytes that are not UTF-8 are kept as U+FFFD, never a row that cannot be read back.
+  record.comment = "bad\xFF";
+  back = core::decodeAccountingEntry(core::encodeAccountingEntry(record));
+  REQUIRE(back.ok());
+  CHECK(std::get<accounting::JobRecord>(*back).comment == "bad\xEF\xBF\xBD");
+}
+
 // ---------------------------------------------------------------- node events
 
 namespace {
