@@ -93,9 +93,10 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
     selectRequest->uid = caller.uid;
     if (request.test_only()) return reply(testOnly(*selectRequest, *view, **partition));
 
-    size_t active = 0;
-    for (const auto& [id, job] : state_.jobs) active += isEnded(job.state) ? 0 : 1;
-    if (active >= static_cast<size_t>(conf_.maxJobCount)) {
+    // As in Slurm, MaxJobCount counts every job the controller keeps,
+    // ended ones included until MinJobAge purges them; counting only live
+    // jobs would walk the whole table on every submission.
+    if (state_.jobs.size() >= static_cast<size_t>(conf_.maxJobCount)) {
       return reply(Error{ErrorCode::NotNow, "Slurm temporarily unable to accept job, sleeping and retrying"});
     }
 

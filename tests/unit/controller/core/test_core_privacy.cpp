@@ -164,3 +164,23 @@ TEST_CASE("PrivateData=jobs hides another user's steps from a plain user") {
   CHECK(other.errorCode() == ErrorCode::NotFound);
   CHECK(h.await<v1::GetStepResponse>([&](auto reply) { h.core->getStep(request, kRoot, reply); }).ok());
 }
+
+TEST_CASE("MaxJobCount counts every job the controller keeps, ended ones until they are purged") {
+  CoreHarness h(testing::twoNodeConf("MaxJobCount=3\n"));
+  v1::JobSpec spec = secretJob();
+  spec.set_hold(true);
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 3; ++i) {
+    auto id = h.submit(spec, kAlice);
+    REQUIRE(id.ok());
+    ids.push_back(*id);
+  }
+  auto refused = h.submit(spec, kAlice);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error() == "Slurm temporarily unable to accept job, sleeping and retrying");
+  // A cancelled job still counts while the controller keeps it.
+  v1::CancelJobRequest cancel;
+  cancel.add_job_ids(ids.front());
+  REQUIRE(h.await<v1::CancelJobResponse>([&](auto reply) { h.core->cancelJob(cancel, kAlice, reply); }).ok());
+  CHECK_FALSE(h.submit(spec, kAlice).ok());
+}
