@@ -135,6 +135,9 @@ std::map<std::string, uint64_t> requestedTres(const v1::JobSpec& spec) {
 std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, const select::Cluster& cluster,
                                                        const AccountingScope& scope) {
   std::vector<accounting::JobRecord> records;
+  // Built on every persist of the job: one allocation, no record copied
+  // when the vector grows.
+  records.reserve(3 + job.steps.size());
   accounting::JobRecord base;
   base.cluster = scope.cluster;
   base.jobId = job.id;
@@ -167,8 +170,11 @@ std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, con
   whole.allocTres = job.nodeNames.empty() ? "" : tresText(allocatedTres(job.allocation, cluster));
   whole.reason = reasonText(job.reason, job.reasonDetail);
   whole.comment = job.spec.comment();
+  if (job.startTime == 0 || job.nodeNames.empty()) {
+    records.push_back(std::move(whole));
+    return records;
+  }
   records.push_back(whole);
-  if (job.startTime == 0 || job.nodeNames.empty()) return records;
 
   bool jobEnded = whole.endTime != 0;
   if (job.isBatch()) {
@@ -190,7 +196,7 @@ std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, con
       batch.allocTres = tresText(allocatedTres(onHost, cluster));
     }
     batch.usageIn = usageText(job.batchUsage, scope.tracked);
-    records.push_back(batch);
+    records.push_back(std::move(batch));
   }
   if (scope.externSteps) {
     accounting::JobRecord external = base;
@@ -203,7 +209,7 @@ std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, con
     external.nodeList = whole.nodeList;
     external.allocCpus = whole.allocCpus;
     external.allocTres = whole.allocTres;
-    records.push_back(external);
+    records.push_back(std::move(external));
   }
   for (const auto& [id, step] : job.steps) {
     // Steps of an earlier run were closed with it.
@@ -221,7 +227,7 @@ std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, con
     numbered.allocCpus = cpusIn(step.allocation, cluster);
     numbered.allocTres = tresText(allocatedTres(step.allocation, cluster));
     numbered.usageIn = usageText(step.usage, scope.tracked);
-    records.push_back(numbered);
+    records.push_back(std::move(numbered));
   }
   return records;
 }
