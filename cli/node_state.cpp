@@ -36,9 +36,18 @@ Words drainWords(NodeBaseState base, uint32_t flags) {
   return {"drained", "drain"};
 }
 
+// A failing node still has work on it; a failed one has none. As in Slurm,
+// this holds even when it no longer responds ("fail*").
+Words failWords(NodeBaseState base, uint32_t flags) {
+  if (stillBusy(base, flags)) return {"failing", "failg"};
+  return {"fail", "fail"};
+}
+
 std::string render(NodeBaseState base, uint32_t flags, bool compact) {
-  // As in Slurm, a node still completing a job says so before its base state.
+  // As in Slurm, a drain is named before a failure, and a node still
+  // completing a job says so before its base state.
   Words words = hasFlag(flags, gantry::v1::NODE_FLAG_DRAIN)                  ? drainWords(base, flags)
+                : hasFlag(flags, gantry::v1::NODE_FLAG_FAIL)                 ? failWords(base, flags)
                 : hasFlag(flags, gantry::v1::NODE_FLAG_COMPLETING) && base != gantry::v1::NODE_DOWN
                     ? baseWords(gantry::v1::NODE_COMPLETING)
                     : baseWords(base);

@@ -8,7 +8,9 @@
 
 #include "cli/arg_parsing.h"
 #include "cli/controller_client.h"
+#include "cli/group_name.h"
 #include "cli/json_render.h"
+#include "cli/sacct_fields.h"
 #include "cli/sacct_options.h"
 #include "cli/subcommands.h"
 
@@ -62,6 +64,7 @@ int runSacct(const std::vector<std::string>& args) {
   });
   if (!response) return reportAccountingError("sacct", response.failure());
   std::vector<v1::AccountingJob> jobs(response->jobs().begin(), response->jobs().end());
+  fillGroupNames(jobs, groupName);
   if (plan->json) {
     std::cout << dumpJson(listToJson("jobs", jobs));
     return 0;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <sstream>
 
 #include "cli/time_format.h"
@@ -191,6 +192,17 @@ SacctField fieldOf(const FieldDef& def) {
 }
 
 }  // namespace
+
+void fillGroupNames(std::vector<v1::AccountingJob>& jobs, const std::function<std::string(uint32_t)>& groupName) {
+  // One lookup per gid: a query may return a million rows of a few groups.
+  std::map<uint32_t, std::string> names;
+  for (auto& job : jobs) {
+    if (!job.group().empty()) continue;
+    auto [at, added] = names.try_emplace(job.gid());
+    if (added) at->second = groupName(job.gid());
+    job.set_group(at->second);
+  }
+}
 
 std::optional<std::string> tresEntry(const std::string& tres, const std::string& name) {
   std::stringstream in(tres);

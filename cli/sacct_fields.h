@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,11 @@ std::string sacctCell(const std::string& field, const v1::AccountingJob& job, co
 // The table: header (unless style says not) and one line per record.
 std::string renderSacct(const std::vector<SacctField>& fields, const std::vector<v1::AccountingJob>& jobs,
                         const TableStyle& style, const SacctCellContext& context);
+
+// Gives each record without a group name the name of its gid, as
+// `groupName` says (the number when the gid has none): the store keeps the
+// gid, and sacct names it from this host's group database as Slurm's does.
+void fillGroupNames(std::vector<v1::AccountingJob>& jobs, const std::function<std::string(uint32_t)>& groupName);
 
 // A TRES string's value for one TRES ("mem" of "cpu=00:00:11,mem=628748K"),
 // nullopt when absent.

@@ -1,6 +1,5 @@
 // gantry scontrol: show jobs, nodes, partitions, config and host lists;
 // update nodes and drain devices; suspend, resume, hold and release jobs; reconfigure.
-#include <grp.h>
 
 #include <cctype>
 #include <cerrno>
@@ -11,6 +10,7 @@
 
 #include "cli/arg_parsing.h"
 #include "cli/controller_client.h"
+#include "cli/group_name.h"
 #include "cli/job_steps.h"
 #include "cli/json_render.h"
 #include "cli/scontrol_render.h"
@@ -34,16 +34,6 @@ struct ScontrolOptions {
 std::string lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
-}
-
-std::string groupName(uint32_t gid) {
-  struct group entry {};
-  struct group* found = nullptr;
-  char buffer[4096];
-  if (getgrgid_r(gid, &entry, buffer, sizeof buffer, &found) == 0 && found != nullptr) {
-    return found->gr_name;
-  }
-  return std::to_string(gid);
 }
 
 RenderOptions renderOptions(const ScontrolOptions& options) {

@@ -24,7 +24,7 @@ bool startsWithKey(const std::string& word, const std::string& key) {
 }  // namespace
 
 Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::string>& words) {
-  static const std::set<std::string> kStates = {"DOWN", "DRAIN", "RESUME", "IDLE", "UNDRAIN",
+  static const std::set<std::string> kStates = {"DOWN", "DRAIN", "FAIL", "RESUME", "IDLE", "UNDRAIN",
                                                 "RESUME_KEEP_TRES"};
   gantry::v1::UpdateNodeRequest request;
   for (const std::string& word : words) {
@@ -40,7 +40,7 @@ Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::str
       std::string state = upper(value);
       if (!kStates.count(state)) {
         return Error{"update: State=" + value +
-                     ": expected DOWN, DRAIN, RESUME, RESUME_KEEP_TRES, IDLE or UNDRAIN"};
+                     ": expected DOWN, DRAIN, FAIL, RESUME, RESUME_KEEP_TRES, IDLE or UNDRAIN"};
       }
       request.set_state(state);
     } else if (key == "REASON") {
@@ -54,7 +54,8 @@ Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::str
   if (request.state().empty() && request.reason().empty()) {
     return Error{"update: nothing to change; give State= and/or Reason="};
   }
-  if ((request.state() == "DOWN" || request.state() == "DRAIN") && request.reason().empty()) {
+  if ((request.state() == "DOWN" || request.state() == "DRAIN" || request.state() == "FAIL") &&
+      request.reason().empty()) {
     return Error{"update: State=" + request.state() + " requires Reason=\"...\""};
   }
   return request;

@@ -1,5 +1,7 @@
 #include "controller/accounting/postgres_rows.h"
 
+#include "controller/accounting/record_fields.h"
+
 namespace gantry::accounting::detail {
 namespace {
 
@@ -104,70 +106,21 @@ std::string storableText(const std::string& text) {
   return stored;
 }
 
-Params jobParams(const JobRecord& r) {
-  return ParamsBuilder()
-      .text(r.cluster)
-      .integer(static_cast<int64_t>(r.jobId))
-      .text(r.stepId)
-      .integer(r.submitTime)
-      .text(r.name)
-      .text(r.user)
-      .integer(r.uid)
-      .text(r.group)
-      .integer(r.gid)
-      .text(r.account)
-      .text(r.partition)
-      .integer(r.eligibleTime)
-      .integer(r.startTime)
-      .integer(r.endTime)
-      .optional(r.timeLimitMinutes)
-      .text(r.state)
-      .optional(r.cancelledByUid)
-      .integer(r.exitCode.code)
-      .integer(r.exitCode.signal)
-      .integer(r.derivedExitCode.code)
-      .integer(r.derivedExitCode.signal)
-      .integer(r.nodeCount)
-      .text(r.nodeList)
-      .integer(r.allocCpus)
-      .text(r.reqTres)
-      .text(r.allocTres)
-      .text(r.usageIn.min)
-      .text(r.usageIn.minNode)
-      .text(r.usageIn.minTask)
-      .text(r.usageIn.max)
-      .text(r.usageIn.maxNode)
-      .text(r.usageIn.maxTask)
-      .text(r.usageIn.ave)
-      .text(r.usageIn.tot)
-      .text(r.reason)
-      .text(r.workDir)
-      .text(r.comment)
-      .integer(sql::jobProgress(r.startTime, r.endTime))
-      .integer(sql::windowEnd(r.endTime))
-      .take();
+Params jobParams(const JobRecord& record) {
+  ParamsBuilder builder;
+  writeJobFields(builder, record);
+  return builder.take();
 }
 
-Params eventParams(const NodeEvent& e) {
-  return ParamsBuilder()
-      .text(e.cluster)
-      .text(e.node)
-      .integer(e.startTime)
-      .integer(e.endTime)
-      .text(e.state)
-      .text(e.reason)
-      .text(e.user)
-      .text(e.tres)
-      .text(e.tresReference)
-      .take();
+Params eventParams(const NodeEvent& event) {
+  ParamsBuilder builder;
+  writeEventFields(builder, event);
+  return builder.take();
 }
 
 Params queryParams(const sql::BoundQuery& query) {
   ParamsBuilder builder;
-  for (const auto& value : query.binds) {
-    if (const auto* number = std::get_if<int64_t>(&value)) builder.integer(*number);
-    else builder.text(std::get<std::string>(value));
-  }
+  writeQueryFields(builder, query);
   return builder.take();
 }
 
@@ -183,60 +136,12 @@ pqxx::result execParams(pqxx::transaction_base& transaction, const std::string& 
 
 JobRecord readJob(const pqxx::row& row) {
   FieldReader field(row);
-  JobRecord r;
-  r.cluster = field.text();
-  r.jobId = static_cast<uint64_t>(field.integer());
-  r.stepId = field.text();
-  r.submitTime = field.integer();
-  r.name = field.text();
-  r.user = field.text();
-  r.uid = static_cast<uint32_t>(field.integer());
-  r.group = field.text();
-  r.gid = static_cast<uint32_t>(field.integer());
-  r.account = field.text();
-  r.partition = field.text();
-  r.eligibleTime = field.integer();
-  r.startTime = field.integer();
-  r.endTime = field.integer();
-  r.timeLimitMinutes = field.optional<uint32_t>();
-  r.state = field.text();
-  r.cancelledByUid = field.optional<uint32_t>();
-  r.exitCode.code = static_cast<int>(field.integer());
-  r.exitCode.signal = static_cast<int>(field.integer());
-  r.derivedExitCode.code = static_cast<int>(field.integer());
-  r.derivedExitCode.signal = static_cast<int>(field.integer());
-  r.nodeCount = static_cast<uint32_t>(field.integer());
-  r.nodeList = field.text();
-  r.allocCpus = static_cast<uint32_t>(field.integer());
-  r.reqTres = field.text();
-  r.allocTres = field.text();
-  r.usageIn.min = field.text();
-  r.usageIn.minNode = field.text();
-  r.usageIn.minTask = field.text();
-  r.usageIn.max = field.text();
-  r.usageIn.maxNode = field.text();
-  r.usageIn.maxTask = field.text();
-  r.usageIn.ave = field.text();
-  r.usageIn.tot = field.text();
-  r.reason = field.text();
-  r.workDir = field.text();
-  r.comment = field.text();
-  return r;
+  return readJobFields(field);
 }
 
 NodeEvent readEvent(const pqxx::row& row) {
   FieldReader field(row);
-  NodeEvent e;
-  e.cluster = field.text();
-  e.node = field.text();
-  e.startTime = field.integer();
-  e.endTime = field.integer();
-  e.state = field.text();
-  e.reason = field.text();
-  e.user = field.text();
-  e.tres = field.text();
-  e.tresReference = field.text();
-  return e;
+  return readEventFields(field);
 }
 
 }  // namespace gantry::accounting::detail

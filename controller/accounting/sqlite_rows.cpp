@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include "controller/accounting/record_fields.h"
+
 namespace gantry::accounting::detail {
 namespace {
 
@@ -65,126 +67,29 @@ Statement::Statement(sqlite3* db, const std::string& sql) {
 
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
-void bindJob(sqlite3_stmt* stmt, const JobRecord& r) {
-  Binder(stmt)
-      .text(r.cluster)
-      .integer(static_cast<int64_t>(r.jobId))
-      .text(r.stepId)
-      .integer(r.submitTime)
-      .text(r.name)
-      .text(r.user)
-      .integer(r.uid)
-      .text(r.group)
-      .integer(r.gid)
-      .text(r.account)
-      .text(r.partition)
-      .integer(r.eligibleTime)
-      .integer(r.startTime)
-      .integer(r.endTime)
-      .optional(r.timeLimitMinutes)
-      .text(r.state)
-      .optional(r.cancelledByUid)
-      .integer(r.exitCode.code)
-      .integer(r.exitCode.signal)
-      .integer(r.derivedExitCode.code)
-      .integer(r.derivedExitCode.signal)
-      .integer(r.nodeCount)
-      .text(r.nodeList)
-      .integer(r.allocCpus)
-      .text(r.reqTres)
-      .text(r.allocTres)
-      .text(r.usageIn.min)
-      .text(r.usageIn.minNode)
-      .text(r.usageIn.minTask)
-      .text(r.usageIn.max)
-      .text(r.usageIn.maxNode)
-      .text(r.usageIn.maxTask)
-      .text(r.usageIn.ave)
-      .text(r.usageIn.tot)
-      .text(r.reason)
-      .text(r.workDir)
-      .text(r.comment)
-      .integer(sql::jobProgress(r.startTime, r.endTime))
-      .integer(sql::windowEnd(r.endTime));
+void bindJob(sqlite3_stmt* stmt, const JobRecord& record) {
+  Binder binder(stmt);
+  writeJobFields(binder, record);
 }
 
-void bindEvent(sqlite3_stmt* stmt, const NodeEvent& e) {
-  Binder(stmt)
-      .text(e.cluster)
-      .text(e.node)
-      .integer(e.startTime)
-      .integer(e.endTime)
-      .text(e.state)
-      .text(e.reason)
-      .text(e.user)
-      .text(e.tres)
-      .text(e.tresReference);
+void bindEvent(sqlite3_stmt* stmt, const NodeEvent& event) {
+  Binder binder(stmt);
+  writeEventFields(binder, event);
 }
 
 void bindQuery(sqlite3_stmt* stmt, const sql::BoundQuery& query) {
   Binder binder(stmt);
-  for (const auto& value : query.binds) {
-    if (const auto* number = std::get_if<int64_t>(&value)) binder.integer(*number);
-    else binder.text(std::get<std::string>(value));
-  }
+  writeQueryFields(binder, query);
 }
 
 JobRecord readJob(sqlite3_stmt* stmt) {
   Reader row(stmt);
-  JobRecord r;
-  r.cluster = row.text();
-  r.jobId = static_cast<uint64_t>(row.integer());
-  r.stepId = row.text();
-  r.submitTime = row.integer();
-  r.name = row.text();
-  r.user = row.text();
-  r.uid = static_cast<uint32_t>(row.integer());
-  r.group = row.text();
-  r.gid = static_cast<uint32_t>(row.integer());
-  r.account = row.text();
-  r.partition = row.text();
-  r.eligibleTime = row.integer();
-  r.startTime = row.integer();
-  r.endTime = row.integer();
-  r.timeLimitMinutes = row.optional<uint32_t>();
-  r.state = row.text();
-  r.cancelledByUid = row.optional<uint32_t>();
-  r.exitCode.code = static_cast<int>(row.integer());
-  r.exitCode.signal = static_cast<int>(row.integer());
-  r.derivedExitCode.code = static_cast<int>(row.integer());
-  r.derivedExitCode.signal = static_cast<int>(row.integer());
-  r.nodeCount = static_cast<uint32_t>(row.integer());
-  r.nodeList = row.text();
-  r.allocCpus = static_cast<uint32_t>(row.integer());
-  r.reqTres = row.text();
-  r.allocTres = row.text();
-  r.usageIn.min = row.text();
-  r.usageIn.minNode = row.text();
-  r.usageIn.minTask = row.text();
-  r.usageIn.max = row.text();
-  r.usageIn.maxNode = row.text();
-  r.usageIn.maxTask = row.text();
-  r.usageIn.ave = row.text();
-  r.usageIn.tot = row.text();
-  r.reason = row.text();
-  r.workDir = row.text();
-  r.comment = row.text();
-  return r;
+  return readJobFields(row);
 }
 
 NodeEvent readEvent(sqlite3_stmt* stmt) {
   Reader row(stmt);
-  NodeEvent e;
-  e.cluster = row.text();
-  e.node = row.text();
-  e.startTime = row.integer();
-  e.endTime = row.integer();
-  e.state = row.text();
-  e.reason = row.text();
-  e.user = row.text();
-  e.tres = row.text();
-  e.tresReference = row.text();
-  return e;
+  return readEventFields(row);
 }
 
 }  // namespace gantry::accounting::detail

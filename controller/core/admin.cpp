@@ -83,6 +83,8 @@ void ControllerCore::updateNode(v1::UpdateNodeRequest request, auth::Identity ca
       to = To::Down;
     } else if (state == "DRAIN") {
       to = To::Drain;
+    } else if (state == "FAIL") {
+      to = To::Fail;
     } else if (state == "RESUME") {
       tresUpdate = drain::NodeStateUpdate::Resume;
     } else if (state == "IDLE") {
@@ -91,7 +93,7 @@ void ControllerCore::updateNode(v1::UpdateNodeRequest request, auth::Identity ca
       tresUpdate = drain::NodeStateUpdate::ResumeKeepTres;
     } else if (state != "UNDRAIN") {
       return reply(Error{"Invalid node state specified: " + request.state() +
-                         " (use DOWN, DRAIN, RESUME, RESUME_KEEP_TRES, IDLE or UNDRAIN)"});
+                         " (use DOWN, DRAIN, FAIL, RESUME, RESUME_KEEP_TRES, IDLE or UNDRAIN)"});
     }
     if (to != To::Resume && request.reason().empty()) {
       return reply(Error{"You must specify a reason when changing a node's state to " + state});
@@ -113,7 +115,8 @@ void ControllerCore::updateNode(v1::UpdateNodeRequest request, auth::Identity ca
         layoutChanged = !outcome.droppedOrders.empty();
         for (auto& line : outcome.leftDrained) response.add_left_drained(std::move(line));
       }
-      applyNode(*node, node_event::AdminUpdate{.to = to, .reason = request.reason(), .user = caller.user});
+      applyNode(*node, node_event::AdminUpdate{
+                           .to = to, .reason = request.reason(), .user = caller.user, .keepsFail = state == "UNDRAIN"});
       if (to == To::Down) loseJobsOn(*node, JobReason::NodeSetDown);
       drainedTresChanged(*node, before, layoutChanged);
     }

@@ -23,6 +23,8 @@ NodeAdminState adminStateFrom(const std::string& text) {
   std::string state = upper(text);
   if (state == "DOWN") return NodeAdminState::Down;
   if (state == "DRAIN") return NodeAdminState::Drain;
+  // A node configured FAILING has no jobs yet: it is simply failing.
+  if (state == "FAIL" || state == "FAILING") return NodeAdminState::Fail;
   return NodeAdminState::None;
 }
 
@@ -111,7 +113,7 @@ Status ControllerCore::start() {
   startTime_ = now();
   for (const auto& nodeConf : conf_.nodes) addConfiguredNode(nodeConf);
   for (auto& node : state_.nodes) {
-    // A node configured DOWN or DRAIN starts that way.
+    // A node configured DOWN, DRAIN or FAIL starts that way.
     NodeAdminState configured = adminStateFrom(node.conf.state);
     if (configured != NodeAdminState::None) {
       node.admin = configured;

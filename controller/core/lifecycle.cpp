@@ -28,6 +28,7 @@ std::string_view toString(NodeAdminState state) {
     case NodeAdminState::None: return "";
     case NodeAdminState::Drain: return "DRAIN";
     case NodeAdminState::Down: return "DOWN";
+    case NodeAdminState::Fail: return "FAIL";
   }
   return "";
 }
@@ -450,12 +451,19 @@ struct NodeTransition {
 
   Effects operator()(const node_event::AdminUpdate& update) {
     using To = node_event::AdminUpdate::To;
+    if (update.to == To::Resume && update.keepsFail && node.failing()) {
+      // UNDRAIN of a failing node: only the drains of its registration go.
+      node.registrationErrors.clear();
+      return Effects{RefreshNode{node.conf.name}, PersistNode{node.conf.name}, Schedule{}};
+    }
     if (update.to == To::Resume) {
       node.admin = NodeAdminState::None;
       node.reason.clear();
       node.registrationErrors.clear();
     } else {
-      node.admin = update.to == To::Down ? NodeAdminState::Down : NodeAdminState::Drain;
+      node.admin = update.to == To::Down   ? NodeAdminState::Down
+                   : update.to == To::Fail ? NodeAdminState::Fail
+                                           : NodeAdminState::Drain;
       node.reason = update.reason;
     }
     node.reasonUser = update.user;

@@ -148,9 +148,12 @@ struct HeartbeatSeen { std::vector<std::string> drainReasons; };
 struct HeartbeatMissed {};
 // scontrol update NodeName=... State=...
 struct AdminUpdate {
-  enum class To { Drain, Down, Resume } to = To::Drain;
+  enum class To { Drain, Down, Fail, Resume } to = To::Drain;
   std::string reason;
   std::string user;
+  // A return to service that leaves FAIL in place (State=UNDRAIN, as in
+  // Slurm, clears only a drain).
+  bool keepsFail = false;
 };
 // The controller takes the node out of service (a failed launch there).
 struct Drain { std::string reason; };

@@ -9,7 +9,7 @@
 namespace gantry::core {
 namespace {
 
-// What the node has, as its DOWN or DRAIN event counts it.
+// What the node has, as its DOWN, DRAIN or FAIL event counts it.
 std::string nodeTres(const NodeRecord& node, const accounting::TrackedTres& tracked) {
   std::map<std::string, uint64_t> counts{{"cpu", static_cast<uint64_t>(node.conf.cpus)},
                                          {"mem", node.conf.realMemoryMb}};
@@ -93,6 +93,9 @@ std::optional<std::vector<accounting::NodeEvent>> wantedNodeEvents(const NodeRec
   } else if (!node.registrationErrors.empty()) {
     std::set<std::string> reasons(node.registrationErrors.begin(), node.registrationErrors.end());
     wanted.push_back(eventOf(name, "DRAIN", joined(reasons), "root"));
+  } else if (node.admin == NodeAdminState::Fail) {
+    // FAIL from the moment it is set, as DRAIN is, jobs still running or not.
+    wanted.push_back(eventOf(name, "FAIL", node.reason, user));
   } else if (!node.registered) {
     return std::nullopt;
   }

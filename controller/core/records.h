@@ -168,7 +168,10 @@ struct JobRecord {
 };
 
 // What an administrator (or a failure the controller noticed) set.
-enum class NodeAdminState { None, Drain, Down };
+// Fail: set failing by an administrator (scontrol State=FAIL): it takes no
+// new work like Drain, and shows FAILING while jobs still run there, FAIL
+// once idle.
+enum class NodeAdminState { None, Drain, Down, Fail };
 std::string_view toString(NodeAdminState state);
 
 struct NodeRecord {
@@ -202,6 +205,7 @@ struct NodeRecord {
 
   bool drained() const { return admin == NodeAdminState::Drain || !registrationErrors.empty(); }
   bool down() const { return admin == NodeAdminState::Down || notResponding; }
+  bool failing() const { return admin == NodeAdminState::Fail; }
   bool degraded() const { return drain::anythingDrained(drainedTres); }
   // May take new work.
   bool completing() const { return !switchHolds.empty(); }

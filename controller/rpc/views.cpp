@@ -304,6 +304,7 @@ v1::NodeBaseState nodeBaseState(const NodeRecord& node) {
 uint32_t nodeStateFlags(const NodeRecord& node) {
   uint32_t flags = 0;
   if (node.drained()) flags |= v1::NODE_FLAG_DRAIN;
+  if (node.failing()) flags |= v1::NODE_FLAG_FAIL;
   if (node.notResponding) flags |= v1::NODE_FLAG_NOT_RESPONDING;
   if (node.degraded()) flags |= v1::NODE_FLAG_DEGRADED;
   if (node.completing()) flags |= v1::NODE_FLAG_COMPLETING;
@@ -323,6 +324,7 @@ std::string nodeStateText(const NodeRecord& node) {
   uint32_t flags = nodeStateFlags(node);
   if (flags & v1::NODE_FLAG_COMPLETING) text += "+COMPLETING";
   if (flags & v1::NODE_FLAG_DRAIN) text += "+DRAIN";
+  if (flags & v1::NODE_FLAG_FAIL) text += "+FAIL";
   if (flags & v1::NODE_FLAG_DEGRADED) text += "+DEGRADED";
   if (flags & v1::NODE_FLAG_NOT_RESPONDING) text += "+NOT_RESPONDING";
   return text;

@@ -44,7 +44,7 @@ namespace gantry::store {
 // controller restarts.
 struct NodeAdminState {
   std::string name;
-  std::string state;   // "", "DRAIN", "DOWN"
+  std::string state;   // "", "DRAIN", "DOWN", "FAIL"
   std::string reason;
   std::string user;
   int64_t reasonTime = 0;

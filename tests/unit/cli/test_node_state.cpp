@@ -15,6 +15,7 @@ constexpr uint32_t kDrain = NODE_FLAG_DRAIN;
 constexpr uint32_t kNoRespond = NODE_FLAG_NOT_RESPONDING;
 constexpr uint32_t kCompleting = NODE_FLAG_COMPLETING;
 constexpr uint32_t kDegraded = NODE_FLAG_DEGRADED;
+constexpr uint32_t kFail = NODE_FLAG_FAIL;
 
 struct StateCase {
   const char* name;
@@ -46,6 +47,12 @@ TEST_CASE("node states as sinfo shows them", "[cli][sinfo][node_state]") {
       {"idle not responding", NODE_IDLE, kNoRespond, "idle*", "idle*", false},
       {"drained not responding", NODE_IDLE, kDrain | kNoRespond, "drained*", "drain*", true},
       {"degraded is not shown", NODE_MIXED, kDegraded, "mixed", "mix", false},
+      {"idle failing is fail", NODE_IDLE, kFail, "fail", "fail", false},
+      {"allocated failing is failing", NODE_ALLOCATED, kFail, "failing", "failg", false},
+      {"mixed failing is failing", NODE_MIXED, kFail, "failing", "failg", false},
+      {"failing while jobs finish", NODE_IDLE, kFail | kCompleting, "failing", "failg", false},
+      {"failing and not responding", NODE_DOWN, kFail | kNoRespond, "fail*", "fail*", true},
+      {"a drain is named before a failure", NODE_MIXED, kFail | kDrain, "draining", "drng", false},
   };
   for (const StateCase& c : cases) {
     SECTION(c.name) {

@@ -280,3 +280,31 @@ TEST_CASE("sacct --json shape", "[cli][sacct][json]") {
   CHECK(record["tres_usage_in_max"] == step.tres_usage_in_max());
   CHECK(record.contains("comment"));
 }
+
+TEST_CASE("sacct Group: a record without a group name is named from its gid, the number when it has none",
+          "[cli][sacct]") {
+  std::vector<v1::AccountingJob> jobs(4, finishedStep());
+  jobs[0].set_group("");
+  jobs[0].set_gid(7301);
+  jobs[1].set_group("");
+  jobs[1].set_gid(7302);
+  jobs[2].set_group("");
+  jobs[2].set_gid(7301);
+  jobs[3].set_group("chem");  // a name the record already has is kept
+  std::vector<uint32_t> asked;
+  fillGroupNames(jobs, [&](uint32_t gid) {
+    asked.push_back(gid);
+    return gid == 7301 ? std::string("optics") : std::to_string(gid);
+  });
+  CHECK(asked == std::vector<uint32_t>{7301, 7302});  // once per gid
+  CHECK(sacctCell("Group", jobs[0], {}) == "optics");
+  CHECK(sacctCell("Group", jobs[1], {}) == "7302");
+  CHECK(sacctCell("Group", jobs[2], {}) == "optics");
+  CHECK(sacctCell("Group", jobs[3], {}) == "chem");
+  auto fields = parseSacctFields({"JobID,Group%8"});
+  REQUIRE(fields.ok());
+  std::vector<v1::AccountingJob> one = {jobs[0]};
+  CHECK(renderSacct(*fields, one, TableStyle{.header = false, .parsable = Parsable::NoTrailing}, {}) ==
+        "4711.3|optics\n");
+  CHECK(listToJson("jobs", one)["jobs"][0]["group"] == "optics");
+}

@@ -18,7 +18,7 @@ TEST_CASE("scontrol update builds a node update", "[cli][scontrol]") {
 
 TEST_CASE("scontrol update errors name the word and rule", "[cli][scontrol]") {
   CHECK_THAT(parseNodeUpdate({"NodeName=n1", "State=SLEEPY"}).error(),
-             Catch::Contains("State=SLEEPY: expected DOWN, DRAIN, RESUME, RESUME_KEEP_TRES, IDLE or UNDRAIN"));
+             Catch::Contains("State=SLEEPY: expected DOWN, DRAIN, FAIL, RESUME, RESUME_KEEP_TRES, IDLE or UNDRAIN"));
   CHECK_THAT(parseNodeUpdate({"NodeName=n1", "State=DOWN"}).error(),
              Catch::Contains("State=DOWN requires Reason"));
   CHECK_THAT(parseNodeUpdate({"State=IDLE"}).error(), Catch::Contains("NodeName=<nodes> is required"));
@@ -27,6 +27,17 @@ TEST_CASE("scontrol update errors name the word and rule", "[cli][scontrol]") {
   CHECK_THAT(parseNodeUpdate({"NodeName=n1", "drain"}).error(),
              Catch::Contains("'drain' is not of the form Key=Value"));
   CHECK_THAT(parseNodeUpdate({"NodeName=n1"}).error(), Catch::Contains("nothing to change"));
+}
+
+TEST_CASE("scontrol update State=FAIL: accepted in any case, and only with a reason", "[cli][scontrol]") {
+  auto request = parseNodeUpdate({"NodeName=rack7-[01-04]", "State=fail", "Reason=pdu tripped"});
+  REQUIRE(request.ok());
+  CHECK(request->state() == "FAIL");
+  CHECK(request->reason() == "pdu tripped");
+  CHECK_THAT(parseNodeUpdate({"NodeName=rack7-01", "State=Fail"}).error(),
+             Catch::Contains("State=FAIL requires Reason"));
+  CHECK_THAT(parseNodeUpdate({"NodeName=rack7-01", "State=FAIL", "Reason="}).error(),
+             Catch::Contains("State=FAIL requires Reason"));
 }
 
 TEST_CASE("scontrol update: per-device drain words and node states", "[cli][scontrol][drain]") {

@@ -402,6 +402,17 @@ TEST_CASE("node events: the events a node's state asks for, one row per rule", "
       {"a drained node is DRAIN", {}, [](auto& n) { n.admin = core::NodeAdminState::Drain; }, {"DRAIN"}},
       {"a failed registration drains", {}, [](auto& n) { n.registrationErrors = {"gres/gpu count too low"}; },
        {"DRAIN"}},
+      {"a failing node is FAIL with its counted TRES", {"gres/gpu:a40"},
+       [](auto& n) { n.admin = core::NodeAdminState::Fail, n.reason = "psu"; }, {"FAIL"},
+       "cpu=8,gres/gpu:a40=2,mem=64000M"},
+      {"a failing node that stops responding is DOWN", {},
+       [](auto& n) { n.admin = core::NodeAdminState::Fail, n.notResponding = true; }, {"DOWN"}},
+      {"a failing node with a drained core has both", {},
+       [](auto& n) {
+         n.admin = core::NodeAdminState::Fail;
+         n.drainedTres.cpus.push_back({.cpu = 5, .reason = "mce"});
+       },
+       {"FAIL", "DEGRADED"}},
       {"a drained tracked GPU is DEGRADED", {"gres/gpu"},
        [](auto& n) { n.drainedTres.devices.push_back({.gres = "gpu", .type = "a40", .index = 1, .reason = "ecc"}); },
        {"DEGRADED"}, "gres/gpu=1", "gpu(IDX:1)(ecc)"},

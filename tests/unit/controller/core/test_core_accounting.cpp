@@ -18,6 +18,8 @@ namespace {
 const auth::Identity kAda{.uid = 3107, .gid = 3107, .user = "ada"};
 const auth::Identity kRoot{.uid = 0, .gid = 0, .user = "root"};
 const auth::Identity kOperator{.uid = 4422, .gid = 4422, .user = "op"};
+// Root under another name, as a SlurmUser account is.
+const auth::Identity kOperatorAdmin{.uid = 0, .gid = 0, .user = "slurmadm"};
 
 std::unique_ptr<accounting::AccountingStore> openStore(const std::string& path) {
   auto opened = accounting::openAccountingStore({.backend = accounting::AccountingConnection::Backend::Sqlite,
@@ -337,6 +339,37 @@ TEST_CASE("a node set to drain and one that stops answering get DRAIN and DOWN e
   settleBoth(h, *store);
   CHECK(eventsOf(*store, "g1").at(0).endTime != 0);
   CHECK(eventsOf(*store, "g2").at(0).endTime != 0);
+}
+
+TEST_CASE("a node set to FAIL gets a FAIL event with the operator's reason that closes on RESUME",
+          "[core][accounting][events]") {
+  auto store = openStore(accountingPath());
+  CoreHarness h(gpuConf("gres/gpu"), tempDb(), nullptr, {}, 300, store.get());
+  registerGpuNodes(h);
+  v1::UpdateNodeRequest failIt;
+  failIt.set_node_names("g2");
+  failIt.set_state("FAIL");
+  failIt.set_reason("nvlink errors");
+  REQUIRE(h.await<v1::UpdateNodeResponse>([&](auto reply) { h.core->updateNode(failIt, kOperatorAdmin, reply); }).ok());
+  settleBoth(h, *store);
+  auto events = eventsOf(*store, "g2");
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].state == "FAIL");
+  CHECK(events[0].reason == "nvlink errors");
+  CHECK(events[0].user == "slurmadm");
+  CHECK(events[0].tres == "cpu=6,gres/gpu=3,mem=24000M");
+  CHECK(events[0].endTime == 0);
+  CHECK(eventsOf(*store, "g1").empty());
+
+  h.advance(std::chrono::seconds(5));
+  v1::UpdateNodeRequest resume;
+  resume.set_node_names("g2");
+  resume.set_state("RESUME");
+  REQUIRE(h.await<v1::UpdateNodeResponse>([&](auto reply) { h.core->updateNode(resume, kRoot, reply); }).ok());
+  settleBoth(h, *store);
+  events = eventsOf(*store, "g2");
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].endTime >= events[0].startTime + 5);
 }
 
 TEST_CASE("without accounting nothing is journaled", "[core][accounting]") {

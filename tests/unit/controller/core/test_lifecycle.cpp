@@ -474,6 +474,58 @@ const std::vector<NodeRow>& nodeRows() {
          n.registrationErrors = {"short"};
        },
        [](const NodeRecord& n) { CHECK(n.schedulable()); }},
+      {"an administrator's FAIL takes no new work but leaves the node up, with the reason",
+       node_event::AdminUpdate{.to = To::Fail, .reason = "psu flapping", .user = "ops"},
+       {"refresh", "persist-node", "schedule"}, nullptr,
+       [](const NodeRecord& n) {
+         CHECK(n.failing());
+         CHECK_FALSE(n.schedulable());
+         CHECK_FALSE(n.down());
+         CHECK_FALSE(n.drained());
+         CHECK(n.reason == "psu flapping");
+         CHECK(n.reasonUser == "ops");
+       }},
+      {"FAIL replaces an administrator's drain", node_event::AdminUpdate{.to = To::Fail, .reason = "b", .user = "root"},
+       {"refresh", "persist-node", "schedule"},
+       [](NodeRecord& n) {
+         n.admin = NodeAdminState::Drain;
+         n.reason = "a";
+       },
+       [](const NodeRecord& n) {
+         CHECK(n.admin == NodeAdminState::Fail);
+         CHECK(n.reason == "b");
+       }},
+      {"DRAIN replaces FAIL", node_event::AdminUpdate{.to = To::Drain, .reason = "b", .user = "root"},
+       {"refresh", "persist-node", "schedule"}, [](NodeRecord& n) { n.admin = NodeAdminState::Fail; },
+       [](const NodeRecord& n) { CHECK(n.admin == NodeAdminState::Drain); }},
+      {"RESUME returns a failing node to service",
+       node_event::AdminUpdate{.to = To::Resume, .reason = "", .user = "root"},
+       {"refresh", "persist-node", "schedule"},
+       [](NodeRecord& n) {
+         n.admin = NodeAdminState::Fail;
+         n.reason = "psu";
+       },
+       [](const NodeRecord& n) {
+         CHECK(n.schedulable());
+         CHECK(n.reason.empty());
+       }},
+      {"UNDRAIN leaves FAIL in place and clears only the registration's drain",
+       node_event::AdminUpdate{.to = To::Resume, .reason = "", .user = "root", .keepsFail = true},
+       {"refresh", "persist-node", "schedule"},
+       [](NodeRecord& n) {
+         n.admin = NodeAdminState::Fail;
+         n.reason = "psu";
+         n.registrationErrors = {"short"};
+       },
+       [](const NodeRecord& n) {
+         CHECK(n.failing());
+         CHECK(n.reason == "psu");
+         CHECK(n.registrationErrors.empty());
+       }},
+      {"UNDRAIN of a drained node still returns it",
+       node_event::AdminUpdate{.to = To::Resume, .reason = "", .user = "root", .keepsFail = true},
+       {"refresh", "persist-node", "schedule"}, [](NodeRecord& n) { n.admin = NodeAdminState::Drain; },
+       [](const NodeRecord& n) { CHECK(n.schedulable()); }},
       {"the controller drains a node where a launch failed", node_event::Drain{"batch job launch failed: x"},
        {"refresh", "persist-node"}, nullptr, [](const NodeRecord& n) { CHECK(n.drained()); }},
   };
