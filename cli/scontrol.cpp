@@ -13,6 +13,7 @@
 #include "cli/group_name.h"
 #include "cli/job_steps.h"
 #include "cli/json_render.h"
+#include "cli/scontrol_hostlist.h"
 #include "cli/scontrol_render.h"
 #include "cli/scontrol_tres.h"
 #include "cli/scontrol_update.h"
@@ -181,48 +182,55 @@ int showConfig(const ControllerClient& client, const ScontrolOptions& options) {
   return 0;
 }
 
-// hostnames/hostlist need no controller.
+// hostnames/hostlist/hostlistsorted need no controller.
 int showHostnames(const ScontrolOptions& options, const std::vector<std::string>& rest) {
   std::string expr;
   if (!rest.empty()) {
     expr = rest.front();
-  } else if (const char* env = std::getenv("SLURM_JOB_NODELIST"); env != nullptr) {
+  } else if (const char* env = std::getenv("SLURM_NODELIST"); env != nullptr) {
     expr = env;
+  } else if (const char* jobEnv = std::getenv("SLURM_JOB_NODELIST"); jobEnv != nullptr) {
+    expr = jobEnv;
   } else {
-    return reportError(kCommand, "show hostnames: give a host list or set SLURM_JOB_NODELIST");
+    return reportError(kCommand, "host list is empty");
   }
-  auto names = hostlist::expand(expr);
-  if (!names) return reportError(kCommand, "show hostnames: " + names.error());
   if (options.json) {
+    auto names = hostlist::expand(expr);
+    if (!names) return reportError(kCommand, "Invalid hostlist: " + expr + " (" + names.error() + ")");
     std::cout << dumpJson(nlohmann::json{{"hostnames", *names}});
     return 0;
   }
-  for (const std::string& name : *names) std::cout << name << "\n";
+  auto text = hostnamesText(expr);
+  if (!text) return reportError(kCommand, text.error());
+  std::cout << *text;
   return 0;
 }
 
-int showHostlist(const ScontrolOptions& options, const std::vector<std::string>& rest) {
-  if (rest.empty()) return reportError(kCommand, "show hostlist: give a comma-separated host list");
-  auto names = hostlist::expand(rest.front());
-  if (!names) return reportError(kCommand, "show hostlist: " + names.error());
-  std::string compressed = hostlist::compress(*names);
+int showHostlist(const ScontrolOptions& options, const std::vector<std::string>& rest, bool sorted) {
+  if (rest.empty()) return reportError(kCommand, "invalid encode argument; give host names, - or a file");
+  auto names = readHostlistArgument(rest.front());
+  if (!names) return reportError(kCommand, names.error());
+  auto text = hostlistText(*names, sorted);
+  if (!text) return reportError(kCommand, text.error());
   if (options.json) {
-    std::cout << dumpJson(nlohmann::json{{"hostlist", compressed}});
+    std::string expression = text->substr(0, text->size() - 1);
+    std::cout << dumpJson(nlohmann::json{{"hostlist", expression}});
     return 0;
   }
-  std::cout << compressed << "\n";
+  std::cout << *text;
   return 0;
 }
 
 int show(const ScontrolOptions& options, const std::vector<std::string>& words) {
   if (words.size() < 2) {
     return reportError(kCommand,
-                       "show: what to show? job, step, node, partition, config, drainedtres, hostnames, hostlist");
+                       "show: what to show? job, step, node, partition, config, drainedtres, hostnames, hostlist, hostlistsorted");
   }
   std::string entity = lower(words[1]);
   std::vector<std::string> rest(words.begin() + 2, words.end());
   if (entity == "hostnames") return showHostnames(options, rest);
-  if (entity == "hostlist") return showHostlist(options, rest);
+  if (entity == "hostlist") return showHostlist(options, rest, false);
+  if (entity == "hostlistsorted") return showHostlist(options, rest, true);
   // Checked before connecting, so a mistyped selection needs no controller.
   Result<std::string> drainedNodes = std::string();
   if (entity == "drainedtres") drainedNodes = parseDrainedTresNodes(rest);
@@ -233,7 +241,7 @@ int show(const ScontrolOptions& options, const std::vector<std::string>& words) 
   if (!known) {
     return reportError(kCommand,
                        "show: unknown entity '" + words[1] +
-                           "'; expected job, step, node, partition, config, drainedtres, hostnames, hostlist");
+                           "'; expected job, step, node, partition, config, drainedtres, hostnames, hostlist, hostlistsorted");
   }
   auto client = ControllerClient::connect(options.confDir);
   if (!client) return reportError(kCommand, client.error());
@@ -348,6 +356,24 @@ int reconfigure(const ScontrolOptions& options, const std::vector<std::string>& 
   return status;
 }
 
+// CLI11 reads a word written "[a,b]" as the list a, b, so "show hostnames
+// [1,3-5]" would lose its brackets. A mark in front keeps such words whole
+// through the parse; it is taken off again afterwards.
+constexpr char kShield = '\x1f';
+
+std::vector<std::string> shieldBracketWords(std::vector<std::string> args) {
+  for (std::string& arg : args) {
+    if (arg.starts_with('[')) arg.insert(arg.begin(), kShield);
+  }
+  return args;
+}
+
+void unshieldBracketWords(std::vector<std::string>& words) {
+  for (std::string& word : words) {
+    if (word.starts_with(kShield)) word.erase(word.begin());
+  }
+}
+
 }  // namespace
 
 int runScontrol(const std::vector<std::string>& args) {
@@ -355,7 +381,7 @@ int runScontrol(const std::vector<std::string>& args) {
   CLI::App app{"gantry scontrol: view and change controller state", "scontrol"};
   app.set_help_flag("--help", "print this help");
   app.add_option("command", options.words,
-                 "show job|step|node|partition|config|drainedtres|hostnames|hostlist [name], "
+                 "show job|step|node|partition|config|drainedtres|hostnames|hostlist|hostlistsorted [name], "
                  "update NodeName=... State=... Reason=..., "
                  "update TresName=... NodeName=... Index=|Uuid=|Count=... Action=... Reason=..., "
                  "write batch_script JOBID [FILE], "
@@ -363,12 +389,13 @@ int runScontrol(const std::vector<std::string>& args) {
   app.add_flag("-d,--details", options.details, "more detail (allocations, GRES use)");
   app.add_flag("--json", options.json, "print JSON");
   addConfDirOption(app, options.confDir);
-  auto parsed = parseWords(app, args);
+  auto parsed = parseWords(app, shieldBracketWords(args));
   if (!parsed) return reportError(kCommand, parsed.error());
   if (parsed->helpRequested) {
     std::cout << parsed->helpText;
     return 0;
   }
+  unshieldBracketWords(options.words);
   if (options.words.empty()) return reportError(kCommand, "no command given; see --help");
   std::string command = lower(options.words[0]);
   if (command == "show") return show(options, options.words);

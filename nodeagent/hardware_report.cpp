@@ -6,6 +6,7 @@
 
 #include "common/config/cgroup_conf.h"
 #include "common/config/gres_conf.h"
+#include "common/config/node_resources.h"
 #include "nodeagent/detect/uptime.h"
 #include "nodeagent/gres/format.h"
 
@@ -68,6 +69,23 @@ void fillGres(const std::vector<nodegres::GresRecord>& records, v1::NodeHardware
   }
 }
 
+// The node's line as a topology: its sockets of consecutive core ids.
+detect::CpuTopology configuredTopology(const config::NodeConf& node) {
+  detect::CpuTopology topology;
+  topology.boards = node.boards;
+  topology.sockets = node.sockets;
+  topology.coresPerSocket = node.coresPerSocket;
+  topology.threadsPerCore = node.threadsPerCore;
+  topology.cpus = node.cpus;
+  topology.realMemoryMb = node.realMemoryMb;
+  for (int socket = 0; socket < node.sockets; ++socket) {
+    std::vector<int> cores;
+    for (int core = 0; core < node.coresPerSocket; ++core) cores.push_back(socket * node.coresPerSocket + core);
+    topology.socketCores.push_back(std::move(cores));
+  }
+  return topology;
+}
+
 Result<nodegres::NodeHardwareOptions> hardwareOptions(const config::GantryConf& conf, const config::NodeConf& node,
                                                      const ReportOptions& options) {
   fs::path gresConfPath = fs::path(options.confDir) / "gres.conf";
@@ -84,7 +102,9 @@ Result<nodegres::NodeHardwareOptions> hardwareOptions(const config::GantryConf& 
       .cgroupRoot = cgroup->mountPoint,
       .nvmlLibrary = fromEnvironment(options.nvmlLibrary, "GANTRY_NVML_LIBRARY"),
       .rsmiLibrary = fromEnvironment(options.rsmiLibrary, "GANTRY_RSMI_LIBRARY"),
-      .autoDetectOverride = ""};
+      .autoDetectOverride = "",
+      .configuredTopology = std::nullopt};
+  if (config::configOverridesApply(conf, node)) hwOptions.configuredTopology = configuredTopology(node);
   for (const auto& p : conf.slurmdParameters) appendSplit(p, &hwOptions.parameters);
   for (const auto& p : node.parameters) appendSplit(p, &hwOptions.parameters);
   for (const auto& p : options.parameters) appendSplit(p, &hwOptions.parameters);

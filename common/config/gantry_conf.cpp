@@ -184,9 +184,12 @@ class Interpreter {
   }
 
   // Port= is one port for every node or a range with one port per node
-  // ("[17001-17004]"), so several agents can share a host.
+  // ("17001-17004", "17001,17003" or "[17001-17004]"), so several agents can
+  // share a host. As in Slurm, a list without brackets is read as if it had
+  // them.
   bool expandPorts(const ConfLine& line, const KeyValue& pair, std::size_t count, std::vector<int>& ports) {
-    auto values = hostlist::expand(pair.value);
+    bool bare = !pair.value.starts_with('[') && pair.value.find_first_of("-,") != std::string::npos;
+    auto values = hostlist::expand(bare ? "[" + pair.value + "]" : pair.value);
     auto fail = [&](const std::string& rule) {
       diag_.error(line.file, line.line, pair.key + "=" + pair.value + ": " + rule);
       return false;

@@ -51,17 +51,19 @@ void setSizeMb(KeyContext& c, uint64_t& field) {
   field = value.value();
 }
 
-void setList(KeyContext& c, std::vector<std::string>& field) { field = splitList(c.pair.value); }
-
-void setOneOf(KeyContext& c, std::string& field, std::initializer_list<std::string_view> allowed) {
+// A plugin key: the plugin's full name ("select/cons_tres") or its name
+// alone ("cons_tres"), in any case. Every allowed name has the same type.
+void setPlugin(KeyContext& c, std::string& field, std::initializer_list<std::string_view> allowed) {
+  std::string_view first = *allowed.begin();
+  std::string full = withPluginType(c.pair.value, first.substr(0, first.find('/')));
   for (std::string_view option : allowed) {
-    if (iequals(option, c.pair.value)) {
+    if (option == full) {
       field = std::string(option);
       return;
     }
   }
   std::vector<std::string> names(allowed.begin(), allowed.end());
-  c.error("must be one of " + join(names, ", "));
+  c.error("must be one of " + join(names, ", ") + " (the part after / alone is accepted too)");
 }
 
 void setPort(KeyContext& c, int& field) {
@@ -254,14 +256,22 @@ void setSlurmdParameters(KeyContext& c) {
   }
 }
 
+// GRES names; "gres/gpu" (the TRES spelling) is taken as "gpu".
+void setGresTypes(KeyContext& c) {
+  c.conf.gresTypes.clear();
+  for (const auto& name : splitList(c.pair.value)) {
+    bool full = name.size() > 5 && iequals(std::string_view(name).substr(0, 5), "gres/");
+    c.conf.gresTypes.push_back(full ? name.substr(5) : name);
+  }
+}
+
 void setTaskPlugins(KeyContext& c) {
   static const std::unordered_set<std::string> kPlugins = {"task/cgroup", "task/affinity", "task/resctrl",
                                                            "task/none"};
   c.conf.taskPlugins.clear();
   for (const auto& plugin : splitList(c.pair.value)) {
-    std::string lower = toLower(plugin);
     // Slurm takes a plugin's name without its type too: "cgroup,affinity".
-    if (lower.find('/') == std::string::npos) lower = "task/" + lower;
+    std::string lower = withPluginType(plugin, "task");
     if (!kPlugins.count(lower)) {
       c.error("unknown task plugin \"" + plugin + "\" (expected task/cgroup, task/affinity, task/resctrl or task/none)");
       continue;
@@ -305,7 +315,7 @@ const std::unordered_map<std::string, Apply>& keyTable() {
       {"slurmdport", [](KeyContext& c) { setPort(c, c.conf.slurmdPort); }},
       {"slurmuser", [](KeyContext& c) { setString(c, c.conf.slurmUser); }},
       {"slurmduser", [](KeyContext& c) { setString(c, c.conf.slurmdUser); }},
-      {"authtype", [](KeyContext& c) { setOneOf(c, c.conf.authType, {"auth/munge", "auth/none", "auth/slurm"}); }},
+      {"authtype", [](KeyContext& c) { setPlugin(c, c.conf.authType, {"auth/munge", "auth/none", "auth/slurm"}); }},
       {"authinfo", [](KeyContext& c) { setString(c, c.conf.authInfo); }},
       {"statesavelocation", [](KeyContext& c) { setString(c, c.conf.stateSaveLocation); }},
       {"slurmdspooldir", [](KeyContext& c) { setString(c, c.conf.slurmdSpoolDir); }},
@@ -322,26 +332,26 @@ const std::unordered_map<std::string, Apply>& keyTable() {
       {"minjobage", [](KeyContext& c) { setSeconds(c, c.conf.minJobAgeSeconds); }},
       {"slurmdparameters", setSlurmdParameters},
       {"selecttype",
-       [](KeyContext& c) { setOneOf(c, c.conf.selectType, {"select/cons_tres", "select/cons_res", "select/linear"}); }},
+       [](KeyContext& c) { setPlugin(c, c.conf.selectType, {"select/cons_tres", "select/cons_res", "select/linear"}); }},
       {"selecttypeparameters", setSelectTypeParameters},
       {"selecttypeparameter", setSelectTypeParameters},  // singular spelling in older guides
-      {"grestypes", [](KeyContext& c) { setList(c, c.conf.gresTypes); }},
+      {"grestypes", setGresTypes},
       {"schedulertype",
-       [](KeyContext& c) { setOneOf(c, c.conf.schedulerType, {"sched/builtin", "sched/backfill", "sched/gang"}); }},
+       [](KeyContext& c) { setPlugin(c, c.conf.schedulerType, {"sched/builtin", "sched/backfill", "sched/gang"}); }},
       {"schedulertimeslice", [](KeyContext& c) { setInt(c, c.conf.schedulerTimeSliceSec, 5, 86400); }},
       {"schedulerparameters", setSchedulerParameters},
       {"privatedata", setPrivateData},
       {"preemptmode", setPreemptMode},
       {"preempttype",
        [](KeyContext& c) {
-         setOneOf(c, c.conf.preemptType, {"preempt/none", "preempt/partition_prio", "preempt/qos"});
+         setPlugin(c, c.conf.preemptType, {"preempt/none", "preempt/partition_prio", "preempt/qos"});
        }},
       {"slurmctldparameters", setSlurmctldParameters},
-      {"switchtype", [](KeyContext& c) { setOneOf(c, c.conf.switchType, {"switch/none", "switch/lua"}); }},
+      {"switchtype", [](KeyContext& c) { setPlugin(c, c.conf.switchType, {"switch/none", "switch/lua"}); }},
       {"taskplugin", setTaskPlugins},
       {"proctracktype",
        [](KeyContext& c) {
-         setOneOf(c, c.conf.proctrackType, {"proctrack/cgroup", "proctrack/linuxproc", "proctrack/pgid"});
+         setPlugin(c, c.conf.proctrackType, {"proctrack/cgroup", "proctrack/linuxproc", "proctrack/pgid"});
        }},
       {"jobacctgathertype", setJobAcctGatherType},
       {"jobacctgatherfrequency", setJobAcctGatherFrequency},

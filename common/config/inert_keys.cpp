@@ -37,7 +37,7 @@ std::string selectTypeParametersPart(std::string_view value, int) {
 }
 
 std::string taskPluginPart(std::string_view value, int) {
-  return pickItems(value, [](const std::string& plugin) { return plugin == "task/affinity"; });
+  return pickItems(value, [](const std::string& plugin) { return withPluginType(plugin, "task") == "task/affinity"; });
 }
 
 // Contain is read by the controller (the extern step).
@@ -74,7 +74,7 @@ std::string privateDataPart(std::string_view value, int) {
 // sched/gang is acted on (controller/gang); the others choose a loop that
 // is not built yet.
 std::string schedulerTypePart(std::string_view value, int) {
-  return iequals(value, "sched/gang") ? "" : std::string(value);
+  return withPluginType(value, "sched") == "sched/gang" ? "" : std::string(value);
 }
 
 // GANG is acted on; the preemption modes are not yet.

@@ -209,4 +209,10 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
   return out;
 }
 
+std::string withPluginType(std::string_view name, std::string_view type) {
+  std::string lower = toLower(name);
+  if (lower.find('/') != std::string::npos) return lower;
+  return std::string(type) + "/" + lower;
+}
+
 }  // namespace gantry::config

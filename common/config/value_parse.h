@@ -48,4 +48,9 @@ std::string formatIntRanges(const std::vector<int>& values);
 // Joins with `separator`.
 std::string join(const std::vector<std::string>& items, std::string_view separator);
 
+// A plugin name in its full spelling, lower case: "cgroup" and
+// "task/cgroup" both give "task/cgroup" for type "task". A name with another
+// type ("proctrack/cgroup" for "task") is kept, so that it is refused by name.
+std::string withPluginType(std::string_view name, std::string_view type);
+
 }  // namespace gantry::config

@@ -329,6 +329,52 @@ std::string compressInOrder(const std::vector<std::string>& names) {
   return out;
 }
 
+namespace {
+
+// Negative, zero or positive as `a` sorts before, with or after `b`, runs of
+// digits compared by value so "rack2" comes before "rack10".
+int naturalCompare(std::string_view a, std::string_view b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    bool digitA = a[i] >= '0' && a[i] <= '9';
+    bool digitB = b[j] >= '0' && b[j] <= '9';
+    if (digitA && digitB) {
+      std::size_t endA = i, endB = j;
+      while (endA < a.size() && a[endA] >= '0' && a[endA] <= '9') ++endA;
+      while (endB < b.size() && b[endB] >= '0' && b[endB] <= '9') ++endB;
+      std::string_view runA = a.substr(i, endA - i), runB = b.substr(j, endB - j);
+      while (runA.size() > 1 && runA.front() == '0') runA.remove_prefix(1);
+      while (runB.size() > 1 && runB.front() == '0') runB.remove_prefix(1);
+      if (runA.size() != runB.size()) return runA.size() < runB.size() ? -1 : 1;
+      if (int c = runA.compare(runB); c != 0) return c;
+      i = endA;
+      j = endB;
+      continue;
+    }
+    if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]) ? -1 : 1;
+    ++i;
+    ++j;
+  }
+  if (i < a.size()) return 1;
+  if (j < b.size()) return -1;
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> sortNames(std::vector<std::string> names) {
+  std::stable_sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+    SplitName left = splitTrailingNumber(a), right = splitTrailingNumber(b);
+    if (int c = naturalCompare(left.prefix, right.prefix); c != 0) return c < 0;
+    if (left.digits.empty() != right.digits.empty()) return left.digits.empty();
+    // Fewer digits first: a smaller number, or a narrower zero padding
+    // (which never shares a bracket with a wider one).
+    if (left.digits.size() != right.digits.size()) return left.digits.size() < right.digits.size();
+    return left.digits < right.digits;
+  });
+  return names;
+}
+
 Result<std::string> formatHostnames(std::string_view expr) {
   auto names = expand(expr);
   if (!names) return Error{names.error()};

@@ -39,6 +39,13 @@ std::string compress(const std::vector<std::string>& names);
 // compressInOrder({"n3","n1","n2","a"}) == "n[3,1-2],a".
 std::string compressInOrder(const std::vector<std::string>& names);
 
+// `names` in the order `scontrol show hostlistsorted` gives them: by the
+// text before the trailing number (digit runs in it compared as numbers),
+// a name without a number before the numbered names of the same text, then
+// by number. Duplicates stay.
+// sortNames({"n10","n9","rack2","rack10","n"}) == {"n","n9","n10","rack2","rack10"}.
+std::vector<std::string> sortNames(std::vector<std::string> names);
+
 // expand() then one name per line, as `scontrol show hostnames` prints.
 Result<std::string> formatHostnames(std::string_view expr);
 

@@ -27,12 +27,14 @@ void addRegisteredGres(const NodeRecord& node, select::NodeInfo& info) {
         continue;
       }
     }
-    if (shared || (device.files_size() == 0 && device.count() != 1)) {
-      // Typed and no_consume count-only GRES keep what gantry.conf says of them.
-      bool noConsume = false;
-      for (const auto& configured : node.conf.gres) {
-        if (configured.name == device.name() && configured.type == device.type()) noConsume = configured.noConsume;
-      }
+    // Typed and no_consume count-only GRES keep what gantry.conf says of them.
+    bool noConsume = false;
+    for (const auto& configured : node.conf.gres) {
+      if (configured.name == device.name() && configured.type == device.type()) noConsume = configured.noConsume;
+    }
+    // A no_consume GRES is counted even when there is one of it: as a
+    // device it would be held by the first job and used up.
+    if (shared || (device.files_size() == 0 && (device.count() != 1 || noConsume))) {
       auto counted = std::find_if(info.countedGres.begin(), info.countedGres.end(), [&](const auto& entry) {
         return entry.name == device.name() && entry.type == device.type();
       });

@@ -344,7 +344,11 @@ class Merger {
                           !(gpuSources_[i] && !gpuSources_[i]->cores.empty());
       CoreCheckSubject subject{r.name, in_.nodeName, autodetected,
                                r.sourceLine > 0 && !autodetected ? r.sourceFile + ":" + std::to_string(r.sourceLine) + ": " : ""};
-      auto status = checkCoresAlignWithSockets(r.cores, in_.topology, subject);
+      // Configured Cores= follow the configured topology under
+      // config_overrides; detected affinity is the machine's own.
+      const detect::CpuTopology& topology =
+          !autodetected && in_.configuredTopology ? *in_.configuredTopology : in_.topology;
+      auto status = checkCoresAlignWithSockets(r.cores, topology, subject);
       if (!status && reported.insert(status.error()).second) fatal_.push_back(status.error());
     }
   }

@@ -9,6 +9,7 @@
 // DmemOptions::hostRoot when shard memory enforcement is on.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct MergeInput {
   const config::GresConf* gresConf = nullptr;     // null or !present: no gres.conf
   std::vector<detect::DetectedGpu> detected;      // detect::detectGpus(), in its order
   detect::CpuTopology topology;                   // detect::detectCpus()
+  // With config_overrides, the topology of the node's gantry.conf line:
+  // gres.conf's Cores= are checked against it rather than the machine's.
+  std::optional<detect::CpuTopology> configuredTopology;
   std::vector<config::GresCount> nodeGres;        // gantry.conf Gres= of this node
   DmemOptions dmem;
 };

@@ -35,6 +35,7 @@ Result<NodeHardware> loadNodeHardware(const NodeHardwareOptions& options) {
   input.gresConf = &gresConf;
   input.detected = hw.detected;
   input.topology = hw.topology;
+  input.configuredTopology = options.configuredTopology;
   input.nodeGres = options.nodeGres;
   input.dmem.constrainDeviceMemory = options.constrainDeviceMemory;
   input.dmem.hostRoot = options.hostRoot;

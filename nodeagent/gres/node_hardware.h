@@ -3,6 +3,7 @@
 // gres.conf for this node and merge it all with every node-side check.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct NodeHardwareOptions {
   // When set, replaces gres.conf's AutoDetect (e.g. `gantryd -C` always
   // detects with "full" when gres.conf sets nothing).
   std::string autoDetectOverride;
+  // With config_overrides: the topology gantry.conf gives the node, which
+  // gres.conf's Cores= are checked against (see MergeInput).
+  std::optional<detect::CpuTopology> configuredTopology;
 };
 
 struct NodeHardware {

@@ -633,3 +633,21 @@ TEST_CASE("gantry api refuses other methods, paths and an empty body, sending no
   }
   CHECK(cluster.controller.updateTresCalls == 0);
 }
+
+TEST_CASE("scontrol host lists keep their brackets and need no controller", "[cli][commands][hostlist]") {
+  Cluster cluster;
+  // A word in brackets is one host list, not a list of words.
+  auto bare = run(runScontrol, {"show", "hostnames", "[2,6-8]"}, cluster);
+  CHECK(bare.status == 0);
+  CHECK(bare.out == "2\n6\n7\n8\n");
+  CHECK(run(runScontrol, {"show", "hostnames", "[4-6]"}, cluster).out == "4\n5\n6\n");
+  CHECK(run(runScontrol, {"show", "hostnames", "gpu[09-11],login"}, cluster).out == "gpu09\ngpu10\ngpu11\nlogin\n");
+  CHECK(run(runScontrol, {"show", "hostlist", "rk7,rk5,rk6,edge"}, cluster).out == "rk[7,5-6],edge\n");
+  CHECK(run(runScontrol, {"show", "hostlistsorted", "rk7,rk5,rk6,edge"}, cluster).out == "edge,rk[5-7]\n");
+  auto bad = run(runScontrol, {"show", "hostnames", "rk[9-3]"}, cluster);
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("Invalid hostlist: rk[9-3]") != std::string::npos);
+  auto none = run(runScontrol, {"show", "hostlistsorted"}, cluster);
+  CHECK(none.status == 1);
+  CHECK(none.err.find("invalid encode argument") != std::string::npos);
+}

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "cli/job_options.h"
 #include "cli/output_labels.h"
 #include "cli/srun_options.h"
 
@@ -86,4 +87,23 @@ TEST_CASE("--gpu-bind is taken by srun and salloc as given, and malformed values
   auto bad = prepareInteractive("srun", {"--gpu-bind=mask_gpu:0xz", "true"}, context());
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error() == "command line: --gpu-bind: mask_gpu: '0xz' is not a hexadecimal GPU mask");
+}
+
+TEST_CASE("--gpus-per-node=0 asks for no GPU per node on sbatch, srun and salloc", "[cli][srun][gpus]") {
+  // As in Slurm: a step of a GPU job spreading --gpus without a per-node count.
+  auto step = prepareInteractive("srun", {"-n3", "--gpus=3", "--gpus-per-node=0", "true"}, context());
+  REQUIRE(step.ok());
+  CHECK(step->spec.gpus() == 3);
+  CHECK(step->spec.gpus_per_node() == 0);
+  auto none = prepareInteractive("salloc", {"-N1", "--gpus-per-node=0"}, context());
+  REQUIRE(none.ok());
+  CHECK(none->spec.gpus_per_node() == 0);
+  CHECK(none->spec.gpus() == 0);
+  auto batch = gantry::cli::prepareSubmission({"--gpus-per-node=0", "--wrap", "true"}, context(),
+                                              [](const std::string&) -> gantry::Result<std::string> {
+                                                return gantry::Error{"no script files here"};
+                                              });
+  REQUIRE(batch.ok());
+  CHECK(batch->spec.gpus_per_node() == 0);
+  CHECK_FALSE(prepareInteractive("srun", {"--gpus-per-node=-1", "true"}, context()).ok());
 }

@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include "common/config/gantry_conf.h"
+#include "common/config/value_parse.h"
 
 using namespace gantry::config;
 
@@ -303,4 +306,71 @@ TEST_CASE("gantry.conf: task plugins may be named without their type", "[config]
   auto bad = parseGantryConf("TaskPlugin=magic\n", "gantry.conf");
   REQUIRE_FALSE(bad.ok());
   CHECK_THAT(bad.error(), Catch::Contains("unknown task plugin \"magic\""));
+}
+
+TEST_CASE("gantry.conf: plugin keys take the plugin's name with or without its type", "[config][gantry][plugins]") {
+  struct Row {
+    const char* rule;
+    const char* text;
+    std::function<std::string(const GantryConf&)> read;
+    const char* expected;
+  };
+  const std::vector<Row> rows = {
+      {"SelectType without select/", "SelectType=Cons_Res\n", [](const GantryConf& c) { return c.selectType; },
+       "select/cons_res"},
+      {"SchedulerType without sched/", "SchedulerType=builtin\n", [](const GantryConf& c) { return c.schedulerType; },
+       "sched/builtin"},
+      {"ProctrackType without proctrack/", "ProctrackType=pgid\n", [](const GantryConf& c) { return c.proctrackType; },
+       "proctrack/pgid"},
+      {"SwitchType without switch/", "SwitchType=NONE\n", [](const GantryConf& c) { return c.switchType; },
+       "switch/none"},
+      {"PreemptType without preempt/", "PreemptType=qos\n", [](const GantryConf& c) { return c.preemptType; },
+       "preempt/qos"},
+      {"AuthType without auth/", "AuthType=none\n", [](const GantryConf& c) { return c.authType; }, "auth/none"},
+      {"AccountingStorageType without accounting_storage/", "AccountingStorageType=sqlite\n",
+       [](const GantryConf& c) { return c.accountingStorageType; }, "accounting_storage/sqlite"},
+      {"JobAcctGatherType without jobacct_gather/", "JobAcctGatherType=cgroup\n",
+       [](const GantryConf& c) { return c.jobAcctGatherType; }, "jobacct_gather/cgroup"},
+      {"TaskPlugin without task/, mixed with the full spelling", "TaskPlugin=Affinity,task/cgroup\n",
+       [](const GantryConf& c) { return join(c.taskPlugins, ","); }, "task/affinity,task/cgroup"},
+      {"GresTypes in the TRES spelling", "GresTypes=gres/nic,fpga\n",
+       [](const GantryConf& c) { return join(c.gresTypes, ","); }, "nic,fpga"},
+      {"the full spelling still works", "SelectType=select/linear\n",
+       [](const GantryConf& c) { return c.selectType; }, "select/linear"},
+  };
+  for (const auto& row : rows) {
+    SECTION(row.rule) { CHECK(row.read(mustParse(row.text)) == row.expected); }
+  }
+  SECTION("a name of another type is refused, naming the line") {
+    CHECK_THAT(parseError("ProctrackType=task/cgroup\n"),
+               Catch::Contains("gantry.conf:1: ProctrackType=task/cgroup: must be one of proctrack/cgroup"));
+    CHECK_THAT(parseError("SelectType=cons_magic\n"), Catch::Contains("gantry.conf:1: SelectType=cons_magic"));
+  }
+}
+
+TEST_CASE("gantry.conf: Port= of a node range, one port per node or one for all", "[config][gantry][node]") {
+  SECTION("a bare range gives each node its own port") {
+    GantryConf c = mustParse("NodeName=gx[4-6] Port=31010-31012\n");
+    REQUIRE(c.nodes.size() == 3);
+    CHECK(c.nodes[0].port == 31010);
+    CHECK(c.nodes[1].port == 31011);
+    CHECK(c.nodes[2].port == 31012);
+  }
+  SECTION("a bare comma list, in the order written") {
+    GantryConf c = mustParse("NodeName=gx[1-2] Port=31020,31007\n");
+    CHECK(c.nodes[0].port == 31020);
+    CHECK(c.nodes[1].port == 31007);
+  }
+  SECTION("one port serves every node of the line") {
+    GantryConf c = mustParse("NodeName=gx[1-3] Port=31030\n");
+    for (const auto& node : c.nodes) CHECK(node.port == 31030);
+  }
+  SECTION("a range whose length differs from the node count is refused at its line") {
+    CHECK_THAT(parseError("ClusterName=a\nNodeName=gx[1-3] Port=31040-31041\n"),
+               Catch::Contains("gantry.conf:2: Port=31040-31041: names 2 ports for 3 nodes"));
+  }
+  SECTION("a port out of range is refused") {
+    CHECK_THAT(parseError("NodeName=gx[1-2] Port=65535-65536\n"),
+               Catch::Contains("gantry.conf:1: Port=65535-65536: expected port numbers from 1 to 65535"));
+  }
 }

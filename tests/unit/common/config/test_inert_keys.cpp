@@ -224,3 +224,12 @@ TEST_CASE("inert keys: docs/configuration.md lists every one in its section", "[
     CHECK(section.find("`" + std::string(entry.key) + "`") != std::string::npos);
   }
 }
+
+TEST_CASE("inert notes read plugin names without their type as with it", "[config][inert][plugins]") {
+  auto affinity = noteFor(KeyPlace::Global, "TaskPlugin", "Affinity,cgroup");
+  REQUIRE(affinity);
+  CHECK(affinity->starts_with("TaskPlugin=Affinity,cgroup: Affinity is accepted but not yet acted on"));
+  CHECK_FALSE(noteFor(KeyPlace::Global, "TaskPlugin", "cgroup,resctrl"));
+  CHECK_FALSE(noteFor(KeyPlace::Global, "SchedulerType", "gang"));
+  CHECK(noteFor(KeyPlace::Global, "SchedulerType", "backfill"));
+}

@@ -104,3 +104,11 @@ TEST_CASE("compressInOrder keeps the written order", "[hostlist]") {
     CHECK(compressInOrder(mustExpand(expr)) == expr);
   }
 }
+
+TEST_CASE("sortNames: by prefix, plain names first, then by number", "[hostlist]") {
+  using gantry::hostlist::sortNames;
+  CHECK(sortNames({"gw20", "gw3", "gw", "bay10-x1", "bay9-x2"}) ==
+        Names{"bay9-x2", "bay10-x1", "gw", "gw3", "gw20"});
+  // Duplicates stay; equal names keep together.
+  CHECK(sortNames({"gw2", "gw1", "gw2"}) == Names{"gw1", "gw2", "gw2"});
+}

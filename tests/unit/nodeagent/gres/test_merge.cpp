@@ -306,3 +306,59 @@ TEST_CASE("per-type shared lines also match the name AutoDetect gave the GPU", "
   CHECK(sharedCounts(*run.result, "shard") == std::vector<uint64_t>{6, 6, 6, 6});
   CHECK(run.result->records[4].type == "a6000");
 }
+
+namespace {
+
+detect::CpuTopology socketsOf(int sockets, int coresPerSocket) {
+  detect::CpuTopology topology;
+  topology.sockets = sockets;
+  topology.coresPerSocket = coresPerSocket;
+  topology.cpus = sockets * coresPerSocket;
+  for (int s = 0; s < sockets; ++s) {
+    std::vector<int> cores;
+    for (int c = 0; c < coresPerSocket; ++c) cores.push_back(s * coresPerSocket + c);
+    topology.socketCores.push_back(cores);
+  }
+  return topology;
+}
+
+// gres.conf "Name=gpu File=/dev/nvidia0 Cores=<cores>" on a machine of one
+// socket of 2 cores whose gantry.conf line (under config_overrides, when
+// `configured`) says 4 sockets of 3 cores.
+Result<nodegres::MergeResult> mergeCores(const std::string& cores, bool configured) {
+  auto conf = config::parseGresConf("AutoDetect=off\nName=gpu File=/dev/nvidia0 Cores=" + cores + "\n",
+                                    "gres.conf", "node0");
+  REQUIRE(conf.ok());
+  nodegres::MergeInput input;
+  input.nodeName = "node0";
+  input.gresConf = &conf.value();
+  input.topology = socketsOf(1, 2);
+  if (configured) input.configuredTopology = socketsOf(4, 3);
+  input.nodeGres = config::parseGresList("gpu:1").value();
+  return nodegres::mergeGres(input);
+}
+
+}  // namespace
+
+TEST_CASE("gres.conf Cores= under config_overrides follow the configured topology", "[gres][merge]") {
+  SECTION("cores the machine lacks but the configured node has are accepted") {
+    auto merged = mergeCores("6-8", true);
+    REQUIRE(merged.ok());
+    CHECK(merged->records.at(0).cores == std::vector<int>{6, 7, 8});
+  }
+  SECTION("without config_overrides the same cores are beyond the machine") {
+    auto merged = mergeCores("6-8", false);
+    REQUIRE_FALSE(merged.ok());
+    CHECK_THAT(merged.error(), Catch::Contains("names cores beyond the node's 2 cores (0-1)"));
+  }
+  SECTION("cores splitting a configured socket are refused") {
+    auto merged = mergeCores("7", true);
+    REQUIRE_FALSE(merged.ok());
+    CHECK_THAT(merged.error(), Catch::Contains("doesn't match socket boundaries. (Socket 2 is cores 6-8)"));
+  }
+  SECTION("cores beyond the configured node are refused") {
+    auto merged = mergeCores("12-14", true);
+    REQUIRE_FALSE(merged.ok());
+    CHECK_THAT(merged.error(), Catch::Contains("names cores beyond the node's 12 cores (0-11)"));
+  }
+}
