@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "cli/allocation.h"
+#include "cli/allocation_lines.h"
 #include "cli/controller_client.h"
 #include "cli/local_address.h"
 #include "cli/srun_options.h"
@@ -89,7 +90,7 @@ class SignalForwarder {
 // "not now" (see step_retry.h).
 Result<gantry::v1::CreateStepResponse> createStep(const ControllerClient& client,
                                                   const gantry::v1::CreateStepRequest& request,
-                                                  const std::atomic<bool>* abort) {
+                                                  const std::atomic<bool>* abort, bool informs) {
   int retries = 0;
   for (;;) {
     auto response = client.call<gantry::v1::CreateStepResponse>(
@@ -97,13 +98,13 @@ Result<gantry::v1::CreateStepResponse> createStep(const ControllerClient& client
           return stub.CreateStep(context, request, out);
         });
     if (response) {
-      if (retries > 0) std::cerr << "srun: Job step created\n";
+      if (retries > 0 && informs) std::cerr << "srun: Job step created\n";
       return response;
     }
     const Error& refusal = response.failure();
     if (!retryStepCreation(refusal)) return refusal;
     if (*abort) return Error{"Job step aborted before it was created"};
-    std::cerr << "srun: " << stepRetryNotice(refusal, retries) << "\n";
+    if (informs) std::cerr << "srun: " << stepRetryNotice(refusal, retries) << "\n";
     ++retries;
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
@@ -187,10 +188,13 @@ class RawTerminal {
 int runSrun(const std::vector<std::string>& args) {
   auto invocation = prepareInteractive("srun", args, currentSubmitContext());
   if (!invocation) return reportError("srun", invocation.error());
+  if (!invocation->usageError.empty()) return reportUsageError("srun", invocation->usageError);
   if (!invocation->helpText.empty()) {
     std::cout << invocation->helpText;
     return 0;
   }
+  reportWarnings("srun", invocation->warnings);
+  const Verbosity& verbosity = invocation->verbosity;
   // Before any thread exists, so that every thread inherits the blocked
   // signals and only the forwarder's sigwait receives them. A closed output
   // must not kill srun before it gives its allocation back: with SIGPIPE
@@ -211,10 +215,15 @@ int runSrun(const std::vector<std::string>& args) {
       return reportError("srun", std::string("SLURM_JOB_ID is not a job id: '") + inside + "'");
     }
   } else {
-    auto job = allocate(*client, invocation->spec, "srun", signals.abortFlag(), keeper);
+    auto job = allocate(*client, invocation->spec, "srun", signals.abortFlag(), keeper, verbosity);
     if (!job) return reportError("srun", job.error());
     jobId = job->job_id();
     ownAllocation = true;
+    if (verbosity.verbose > 0) std::cerr << "srun: " << jobNodesLine(*job) << "\n";
+  }
+  if (!ownAllocation && verbosity.verbose > 0) {
+    // Inside an allocation Slurm's srun -v names the job's nodes too.
+    if (auto job = fetchJob(*client, jobId)) std::cerr << "srun: " << jobNodesLine(*job) << "\n";
   }
   auto giveBack = [&](int exitCode) {
     if (!ownAllocation) return;
@@ -244,7 +253,7 @@ int runSrun(const std::vector<std::string>& args) {
   request.mutable_io()->set_port(server.port());
   request.mutable_io()->set_token(*token);
   request.mutable_io()->set_pty(invocation->pty);
-  auto step = createStep(*client, request, signals.abortFlag());
+  auto step = createStep(*client, request, signals.abortFlag(), verbosity.informs());
   if (!step) {
     giveBack(1);
     return reportError("srun", step.error());

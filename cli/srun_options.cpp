@@ -1,6 +1,7 @@
 #include "cli/srun_options.h"
 
 #include "cli/arg_parsing.h"
+#include "cli/usage_text.h"
 
 namespace gantry::cli {
 namespace {
@@ -22,15 +23,23 @@ Result<InteractiveInvocation> prepareInteractive(const std::string& program,
   declareSbatchOptions(app, options, &origin);
   app.add_flag("-l,--label", result.label, "prefix each output line with its task id");
   app.add_flag("--pty", result.pty, "run one task on a pseudo terminal");
+  if (program == "srun") {
+    // Inside an allocation a step is given only what it asks for already
+    // (docs/steps.md), which is what --exact asks.
+    app.add_flag("--exact", result.exact, "give the step only the resources it asks for (what Gantry always does)");
+  }
   // Everything from the first word that is not an option belongs to the command.
-  app.prefix_command(true);
-  auto parsed = parseWords(app, args);
+  auto parsed = parseWords(app, args, OperandOrder::kOptionsFirst);
   if (!parsed) return Error{parsed.error()};
-  if (parsed->helpRequested) {
-    result.helpText = parsed->helpText;
+  if (!parsed->usageError.empty() || parsed->helpRequested || options.usage) {
+    result.usageError = parsed->usageError;
+    if (parsed->helpRequested) result.helpText = renderHelp(app, program);
+    if (options.usage && result.usageError.empty()) result.helpText = renderUsage(app, program);
     return result;
   }
-  result.command = app.remaining();
+  result.command = parsed->operands;
+  result.verbosity = options.verbosity;
+  result.warnings = ignoredOptionWarnings(options);
   if (program == "srun" && result.command.empty()) {
     return Error{"no command given: srun [options] command [args...]"};
   }

@@ -1,6 +1,7 @@
 // srun's and salloc's command lines: the sbatch resource options (-n, -N,
 // --ntasks-per-node, --gres, --gpus*, --exclusive, --cpus-per-task, --mem,
-// ...) plus -l/--label and --pty, then the command to run. Pure: the
+// ...) plus -l/--label, --pty and (srun) --exact, then the command to run;
+// the first word that is not an option starts the command. Pure: the
 // environment and directory arrive as a SubmitContext.
 #pragma once
 
@@ -20,8 +21,14 @@ struct InteractiveInvocation {
   std::vector<std::string> command;  // argv of the tasks (srun) or of the shell (salloc)
   bool label = false;                // -l: prefix output lines with the task id
   bool pty = false;                  // --pty: one task on a terminal
+  bool exact = false;                // srun --exact: accepted; a step gets what it asks for anyway
   std::string confDir;
-  std::string helpText;              // non-empty: --help was given
+  std::string helpText;              // non-empty: --help or --usage was given
+  // Non-empty: getopt refused the command line; print usageErrorText()
+  // and exit with usageExitCode(), before any contact with the controller.
+  std::string usageError;
+  Verbosity verbosity;
+  std::vector<std::string> warnings;  // one line each, for "srun: warning: "
 };
 
 // `program` is "srun" or "salloc": srun needs a command, salloc may run the
