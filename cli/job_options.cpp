@@ -148,7 +148,8 @@ void declareSbatchOptions(CLI::App& app, SbatchOptions& target, const std::strin
            option.names, [&target, key, warning](const std::string&) { target.ignored[key] = warning; },
            option.help)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
-        ->type_name(option.valueName);
+        ->type_name(option.valueName)
+        ->group(kIgnoredSection);
   }
   // Only "now" until deferred starts are scheduled: a later time refused
   // is better than a job that starts before its user meant it to.

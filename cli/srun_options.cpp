@@ -13,14 +13,11 @@ std::string baseName(const std::string& path) {
 
 }  // namespace
 
-Result<InteractiveInvocation> prepareInteractive(const std::string& program,
-                                                 const std::vector<std::string>& args,
-                                                 const SubmitContext& context) {
-  const std::string origin = "command line";
-  SbatchOptions options;
-  InteractiveInvocation result;
-  CLI::App app{"gantry " + program + ": run a command with an allocation", program};
-  declareSbatchOptions(app, options, &origin);
+void declareInteractiveOptions(CLI::App& app, const std::string& program, SbatchOptions& options,
+                               InteractiveInvocation& result, const std::string* origin) {
+  declareSbatchOptions(app, options, origin);
+  // Taken so that their refusal names them, but not offered in the help.
+  for (const char* sbatchOnly : {"--wrap", "--test-only"}) app.get_option(sbatchOnly)->group("");
   app.add_flag("-l,--label", result.label, "prefix each output line with its task id");
   app.add_flag("--pty", result.pty, "run one task on a pseudo terminal");
   if (program == "srun") {
@@ -28,6 +25,16 @@ Result<InteractiveInvocation> prepareInteractive(const std::string& program,
     // (docs/steps.md), which is what --exact asks.
     app.add_flag("--exact", result.exact, "give the step only the resources it asks for (what Gantry always does)");
   }
+}
+
+Result<InteractiveInvocation> prepareInteractive(const std::string& program,
+                                                 const std::vector<std::string>& args,
+                                                 const SubmitContext& context) {
+  const std::string origin = "command line";
+  SbatchOptions options;
+  InteractiveInvocation result;
+  CLI::App app{"gantry " + program + ": run a command with an allocation", program};
+  declareInteractiveOptions(app, program, options, result, &origin);
   // Everything from the first word that is not an option belongs to the command.
   auto parsed = parseWords(app, args, OperandOrder::kOptionsFirst);
   if (!parsed) return Error{parsed.error()};

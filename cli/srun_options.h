@@ -31,6 +31,11 @@ struct InteractiveInvocation {
   std::vector<std::string> warnings;  // one line each, for "srun: warning: "
 };
 
+// Adds every option of `program` ("srun" or "salloc") to `app`: sbatch's
+// (declareSbatchOptions) and the launcher's own, which land in `result`.
+void declareInteractiveOptions(CLI::App& app, const std::string& program, SbatchOptions& options,
+                               InteractiveInvocation& result, const std::string* origin);
+
 // `program` is "srun" or "salloc": srun needs a command, salloc may run the
 // user's shell. Errors name the option and the rule.
 Result<InteractiveInvocation> prepareInteractive(const std::string& program,

@@ -106,8 +106,14 @@ std::string helpLine(const CLI::Option& option) {
 using Sections = std::vector<std::pair<std::string, std::vector<const CLI::Option*>>>;
 
 // Where a section goes: CLI11's default group ("Options", Slurm's "Parallel
-// run options") first, the help options last, the others between.
-int sectionRank(const std::string& group) { return group == "Options" ? 0 : group == kHelpSection ? 2 : 1; }
+// run options") first, then the others, the ignored options, and the help
+// options last as in Slurm.
+int sectionRank(const std::string& group) {
+  if (group == "Options") return 0;
+  if (group == kIgnoredSection) return 2;
+  if (group == kHelpSection) return 3;
+  return 1;
+}
 
 // Options by section, each sorted by long name as Slurm lists them.
 Sections sections(const CLI::App& app) {
@@ -138,6 +144,27 @@ std::string renderHelp(const CLI::App& app, const std::string& command) {
   for (const auto& [group, options] : sections(app)) {
     out += "\n" + sectionTitle(group) + ":\n";
     for (const CLI::Option* option : options) out += helpLine(*option);
+  }
+  return out;
+}
+
+std::string renderOptionTable(const CLI::App& app) {
+  std::string out = "| option | status | what it does |\n|---|---|---|\n";
+  for (const auto& [group, options] : sections(app)) {
+    const char* status = group == kIgnoredSection ? "accepted and ignored with a warning" : "supported";
+    for (const CLI::Option* option : options) {
+      std::string spelling = optionSpelling(*option);
+      size_t start = spelling.find_first_not_of(' ');
+      std::string description = option->get_description();
+      for (size_t bar = description.find('|'); bar != std::string::npos; bar = description.find('|', bar + 2)) {
+        description.replace(bar, 1, "\\|");
+      }
+      std::string shown = spelling.substr(start);
+      for (size_t bar = shown.find('|'); bar != std::string::npos; bar = shown.find('|', bar + 2)) {
+        shown.replace(bar, 1, "\\|");
+      }
+      out += "| `" + shown + "` | " + status + " | " + description + " |\n";
+    }
   }
   return out;
 }
