@@ -41,9 +41,9 @@ Result<gantry::v1::Job> fetchJob(const ControllerClient& client, uint64_t jobId)
 
 Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::JobSpec spec,
                                  const std::string& program, const std::atomic<bool>* abort,
-                                 AllocationKeeper& keeper, const Verbosity& verbosity) {
+                                 AllocationKeeper* keeper, const Verbosity& verbosity) {
   spec.clear_script();
-  spec.set_client_keepalive(true);
+  spec.set_client_keepalive(keeper != nullptr);
   gantry::v1::SubmitJobRequest request;
   *request.mutable_spec() = std::move(spec);
   auto submitted = client.call<gantry::v1::SubmitJobResponse>(
@@ -52,7 +52,7 @@ Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::Job
       });
   if (!submitted) return Error{submitted.errorCode(), "Job allocation failed: " + submitted.error()};
   const uint64_t jobId = submitted->job_id();
-  keeper.start(jobId);
+  if (keeper != nullptr) keeper->start(jobId);
   const bool informs = verbosity.informs();
   if (program == "salloc" && informs) std::cerr << "salloc: Pending job allocation " << jobId << "\n";
   bool announcedWait = false;

@@ -64,10 +64,14 @@ int runSalloc(const std::vector<std::string>& args) {
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
   AllocationKeeper keeper(*client);
-  auto job = allocate(*client, invocation->spec, "salloc", &interrupted, keeper, invocation->verbosity);
+  const bool noShell = invocation->noShell;
+  auto job = allocate(*client, invocation->spec, "salloc", &interrupted, noShell ? nullptr : &keeper,
+                      invocation->verbosity);
   if (!job) return reportError("salloc", job.error());
   // The job runs once granted: its nodes are ready as soon as it is.
   if (informs) std::cerr << "salloc: " << nodesReadyLine(*job) << "\n";
+  // --no-shell: the allocation stays the job's, until its time limit or scancel.
+  if (noShell) return 0;
 
   std::vector<std::string> command = invocation->command;
   if (command.empty()) {

@@ -215,7 +215,7 @@ int runSrun(const std::vector<std::string>& args) {
       return reportError("srun", std::string("SLURM_JOB_ID is not a job id: '") + inside + "'");
     }
   } else {
-    auto job = allocate(*client, invocation->spec, "srun", signals.abortFlag(), keeper, verbosity);
+    auto job = allocate(*client, invocation->spec, "srun", signals.abortFlag(), &keeper, verbosity);
     if (!job) return reportError("srun", job.error());
     jobId = job->job_id();
     ownAllocation = true;

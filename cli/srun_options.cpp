@@ -20,6 +20,10 @@ void declareInteractiveOptions(CLI::App& app, const std::string& program, Sbatch
   for (const char* sbatchOnly : {"--wrap", "--test-only"}) app.get_option(sbatchOnly)->group("");
   app.add_flag("-l,--label", result.label, "prefix each output line with its task id");
   app.add_flag("--pty", result.pty, "run one task on a pseudo terminal");
+  if (program == "salloc") {
+    app.add_flag("--no-shell", result.noShell,
+                 "keep the allocation and run nothing; it lasts until its time limit or scancel");
+  }
   if (program == "srun") {
     // Inside an allocation a step is given only what it asks for already
     // (docs/steps.md), which is what --exact asks.
@@ -45,8 +49,14 @@ Result<InteractiveInvocation> prepareInteractive(const std::string& program,
     return result;
   }
   result.command = parsed->operands;
+  // As Slurm's salloc, --no-shell runs nothing even when a command is named.
+  if (result.noShell && !result.command.empty()) {
+    result.warnings.push_back("--no-shell: the command '" + result.command.front() + "' is not run");
+    result.command.clear();
+  }
   result.verbosity = options.verbosity;
-  result.warnings = ignoredOptionWarnings(options);
+  std::vector<std::string> ignored = ignoredOptionWarnings(options);
+  result.warnings.insert(result.warnings.begin(), ignored.begin(), ignored.end());
   if (program == "srun" && result.command.empty()) {
     return Error{"no command given: srun [options] command [args...]"};
   }
@@ -58,7 +68,9 @@ Result<InteractiveInvocation> prepareInteractive(const std::string& program,
     }
     options.ntasks = "1";
   }
-  std::string name = result.command.empty() ? program : baseName(result.command.front());
+  std::string name = result.noShell           ? "no-shell"  // Slurm's name for such a job
+                     : result.command.empty() ? program
+                                              : baseName(result.command.front());
   auto spec = buildJobSpec(options, context, "", name);
   if (!spec) return Error{spec.error()};
   result.spec = std::move(*spec);

@@ -21,6 +21,7 @@ struct InteractiveInvocation {
   std::vector<std::string> command;  // argv of the tasks (srun) or of the shell (salloc)
   bool label = false;                // -l: prefix output lines with the task id
   bool pty = false;                  // --pty: one task on a terminal
+  bool noShell = false;              // salloc --no-shell: keep the allocation and run nothing
   bool exact = false;                // srun --exact: accepted; a step gets what it asks for anyway
   std::string confDir;
   std::string helpText;              // non-empty: --help or --usage was given

@@ -6,6 +6,7 @@ that is not an option starts the program, whose own options stay its own;
 ones; srun takes --exact; --help and --usage print Slurm's layout."""
 
 import re
+import subprocess
 
 import pytest
 
@@ -80,3 +81,21 @@ def test_help_and_usage_are_printed_without_a_controller(cluster):
         assert usage.startswith(f"Usage: {command} [")
         assert all(len(line) <= 80 for line in usage.splitlines())
 
+
+
+def test_salloc_no_shell_keeps_the_allocation_after_it_exits(cluster):
+    result = cluster.cli("salloc", "--no-shell", "-N1", "-t", "5", check=False)
+    assert result.returncode == 0, result.stderr
+    job_id = int(re.search(r"salloc: Granted job allocation (\d+)\n", result.stderr).group(1))
+    assert "Relinquishing" not in result.stderr
+    [job] = cluster.jobs_json(job_id)
+    assert job["state"] == "RUNNING"
+    assert job["spec"]["name"] == "no-shell"
+    # No client keeps it alive, so the controller does not end it when
+    # salloc is gone (InactiveLimit); a step can still join it.
+    assert not job["spec"].get("client_keepalive", False)
+    env = dict(cluster.env(), SLURM_JOB_ID=str(job_id))
+    step = subprocess.run([binary("gantry"), "srun", "-n1", "sh", "-c", "echo $SLURM_JOB_ID"], env=env,
+                          cwd=cluster.root, capture_output=True, text=True, timeout=60)
+    assert step.stdout == f"{job_id}\n", step.stderr
+    cluster.cli("scancel", str(job_id))

@@ -234,3 +234,19 @@ TEST_CASE("docs/compatibility.md lists the options the launchers declare", "[cli
   }
   if (update) std::ofstream(path) << doc;
 }
+
+TEST_CASE("salloc --no-shell runs nothing, even a command it is given", "[cli][launcher]") {
+  auto bare = prepareInteractive("salloc", {"--no-shell", "-N2"}, context());
+  REQUIRE(bare.ok());
+  CHECK(bare->noShell);
+  CHECK(bare->spec.name() == "no-shell");
+  CHECK(bare->warnings.empty());
+  auto named = prepareInteractive("salloc", {"--no-shell", "sleep", "5"}, context());
+  REQUIRE(named.ok());
+  CHECK(named->command.empty());
+  REQUIRE(named->warnings.size() == 1);
+  CHECK(named->warnings[0] == "--no-shell: the command 'sleep' is not run");
+  auto srun = prepareInteractive("srun", {"--no-shell", "true"}, context());
+  REQUIRE(srun.ok());
+  CHECK(srun->usageError == "unrecognized option '--no-shell'");
+}
