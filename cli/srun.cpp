@@ -208,7 +208,9 @@ int runSrun(const std::vector<std::string>& args) {
   uint64_t jobId = 0;
   bool ownAllocation = false;
   AllocationKeeper keeper(*client);
-  if (const char* inside = std::getenv("SLURM_JOB_ID"); inside != nullptr && *inside != '\0') {
+  if (invocation->jobId != 0) {
+    jobId = invocation->jobId;
+  } else if (const char* inside = std::getenv("SLURM_JOB_ID"); inside != nullptr && *inside != '\0') {
     try {
       jobId = std::stoull(inside);
     } catch (...) {

@@ -25,6 +25,21 @@ void declareInteractiveOptions(CLI::App& app, const std::string& program, Sbatch
                  "keep the allocation and run nothing; it lasts until its time limit or scancel");
   }
   if (program == "srun") {
+    app.add_option_function<std::string>(
+           "--jobid",
+           [&result](const std::string& value) {
+             size_t used = 0;
+             try {
+               result.jobId = std::stoull(value, &used);
+             } catch (const std::exception&) {
+               used = 0;
+             }
+             if (used == 0 || used != value.size() || value.front() == '-' || result.jobId == 0) {
+               throw CLI::ValidationError("--jobid", "invalid job id '" + value + "'");
+             }
+           },
+           "run the step in this job's allocation (instead of SLURM_JOB_ID's)")
+        ->type_name("id");
     // Inside an allocation a step is given only what it asks for already
     // (docs/steps.md), which is what --exact asks.
     app.add_flag("--exact", result.exact, "give the step only the resources it asks for (what Gantry always does)");

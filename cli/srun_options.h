@@ -5,6 +5,7 @@
 // environment and directory arrive as a SubmitContext.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct InteractiveInvocation {
   std::vector<std::string> command;  // argv of the tasks (srun) or of the shell (salloc)
   bool label = false;                // -l: prefix output lines with the task id
   bool pty = false;                  // --pty: one task on a terminal
+  uint64_t jobId = 0;                // srun --jobid: the allocation to run in (0: SLURM_JOB_ID, or a new one)
   bool noShell = false;              // salloc --no-shell: keep the allocation and run nothing
   bool exact = false;                // srun --exact: accepted; a step gets what it asks for anyway
   std::string confDir;

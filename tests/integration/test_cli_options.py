@@ -98,4 +98,7 @@ def test_salloc_no_shell_keeps_the_allocation_after_it_exits(cluster):
     step = subprocess.run([binary("gantry"), "srun", "-n1", "sh", "-c", "echo $SLURM_JOB_ID"], env=env,
                           cwd=cluster.root, capture_output=True, text=True, timeout=60)
     assert step.stdout == f"{job_id}\n", step.stderr
+    # srun --jobid names it without the environment.
+    named = cluster.cli("srun", f"--jobid={job_id}", "-n1", "sh", "-c", "echo $SLURM_JOB_ID")
+    assert named.stdout == f"{job_id}\n", named.stderr
     cluster.cli("scancel", str(job_id))

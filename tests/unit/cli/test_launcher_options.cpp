@@ -250,3 +250,17 @@ TEST_CASE("salloc --no-shell runs nothing, even a command it is given", "[cli][l
   REQUIRE(srun.ok());
   CHECK(srun->usageError == "unrecognized option '--no-shell'");
 }
+
+TEST_CASE("srun --jobid names the allocation to run in", "[cli][launcher]") {
+  auto run = prepareInteractive("srun", {"--jobid=8123", "-n1", "true"}, context());
+  REQUIRE(run.ok());
+  CHECK(run->jobId == 8123);
+  for (const char* bad : {"--jobid=12x", "--jobid=-4", "--jobid=0"}) {
+    auto refused = prepareInteractive("srun", {bad, "true"}, context());
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.error(), Catch::Contains("--jobid") && Catch::Contains("invalid job id"));
+  }
+  auto salloc = prepareInteractive("salloc", {"--jobid=5"}, context());
+  REQUIRE(salloc.ok());
+  CHECK(salloc->usageError == "unrecognized option '--jobid=5'");
+}
