@@ -31,6 +31,13 @@ std::string jobNodesLine(const gantry::v1::Job& job) {
   return line;
 }
 
+std::string stepLaunchLine(uint64_t jobId, const std::string& stepId, const std::string& nodeList, int nodes,
+                           int tasks) {
+  std::string taskIds = tasks <= 1 ? "0" : "0-" + std::to_string(tasks - 1);
+  return "launching StepId=" + std::to_string(jobId) + "." + stepId + (nodes > 1 ? " on hosts " : " on host ") +
+         nodeList + ", " + std::to_string(tasks) + " tasks: " + taskIds;
+}
+
 std::string nodesReadyLine(const gantry::v1::Job& job) { return "Nodes " + job.node_list() + " are ready for job"; }
 
 }  // namespace gantry::cli

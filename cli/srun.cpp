@@ -260,6 +260,10 @@ int runSrun(const std::vector<std::string>& args) {
     giveBack(1);
     return reportError("srun", step.error());
   }
+  if (verbosity.verbose > 0) {
+    std::cerr << "srun: "
+              << stepLaunchLine(jobId, step->step_id(), step->node_list(), step->num_nodes(), step->ntasks()) << "\n";
+  }
   server.expectNodes(step->num_nodes());
   signals.attach(&server);
   RawTerminal terminal;

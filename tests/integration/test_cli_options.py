@@ -42,6 +42,7 @@ def test_srun_verbose_names_the_job_and_its_nodes_and_runs_the_program(cluster):
     assert result.returncode == 0, result.stderr
     match = re.search(r"srun: jobid (\d+): nodes\(2\):`n\[1-2\]', cpu counts: \d+\(x2\)", result.stderr)
     assert match, result.stderr
+    assert f"srun: launching StepId={match.group(1)}.0 on hosts n[1-2], 2 tasks: 0-1\n" in result.stderr
     assert "No such file" not in result.stderr
 
 

@@ -185,6 +185,8 @@ TEST_CASE("srun -v names the job's nodes and CPU counts as Slurm does", "[cli][l
   }
   CHECK(gantry::cli::jobNodesLine(job) == "jobid 4021: nodes(3):`gpu[3-5]', cpu counts: 6(x2),3(x1)");
   CHECK(gantry::cli::nodesReadyLine(job) == "Nodes gpu[3-5] are ready for job");
+  CHECK(gantry::cli::stepLaunchLine(4021, "3", "gpu4", 1, 2) == "launching StepId=4021.3 on host gpu4, 2 tasks: 0-1");
+  CHECK(gantry::cli::stepLaunchLine(9, "0", "gpu[3-5]", 3, 3) == "launching StepId=9.0 on hosts gpu[3-5], 3 tasks: 0-2");
 }
 
 namespace {
