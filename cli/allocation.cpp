@@ -25,8 +25,6 @@ SubmitContext currentSubmitContext() {
   return context;
 }
 
-namespace {
-
 Result<gantry::v1::Job> fetchJob(const ControllerClient& client, uint64_t jobId) {
   gantry::v1::ListJobsRequest request;
   request.add_job_ids(jobId);
@@ -41,13 +39,11 @@ Result<gantry::v1::Job> fetchJob(const ControllerClient& client, uint64_t jobId)
   return response->jobs(0);
 }
 
-}  // namespace
-
 Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::JobSpec spec,
                                  const std::string& program, const std::atomic<bool>* abort,
-                                 AllocationKeeper& keeper) {
+                                 AllocationKeeper* keeper, const Verbosity& verbosity) {
   spec.clear_script();
-  spec.set_client_keepalive(true);
+  spec.set_client_keepalive(keeper != nullptr);
   gantry::v1::SubmitJobRequest request;
   *request.mutable_spec() = std::move(spec);
   auto submitted = client.call<gantry::v1::SubmitJobResponse>(
@@ -56,18 +52,19 @@ Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::Job
       });
   if (!submitted) return Error{submitted.errorCode(), "Job allocation failed: " + submitted.error()};
   const uint64_t jobId = submitted->job_id();
-  keeper.start(jobId);
-  if (program == "salloc") std::cerr << "salloc: Pending job allocation " << jobId << "\n";
+  if (keeper != nullptr) keeper->start(jobId);
+  const bool informs = verbosity.informs();
+  if (program == "salloc" && informs) std::cerr << "salloc: Pending job allocation " << jobId << "\n";
   bool announcedWait = false;
   bool announcedConfiguring = false;
   for (;;) {
     auto job = fetchJob(client, jobId);
     if (!job) return job.failure();
     if (job->state() == gantry::v1::RUNNING) {
-      if (announcedWait && program == "srun") {
+      if (announcedWait && program == "srun" && informs) {
         std::cerr << "srun: job " << jobId << " has been allocated resources\n";
       }
-      if (program == "salloc") std::cerr << "salloc: Granted job allocation " << jobId << "\n";
+      if (program == "salloc" && informs) std::cerr << "salloc: Granted job allocation " << jobId << "\n";
       return *job;
     }
     // CONFIGURING: the nodes are held while switch.lua sets the
@@ -76,7 +73,7 @@ Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::Job
     if (!configuring && job->state() != gantry::v1::PENDING) {
       return Error{"job " + std::to_string(jobId) + " ended before it started (" + job->reason() + ")"};
     }
-    if (configuring && !announcedConfiguring) {
+    if (configuring && !announcedConfiguring && informs) {
       std::cerr << program << ": Waiting for resource configuration\n";
       announcedConfiguring = true;
     }
@@ -85,7 +82,7 @@ Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::Job
       return Error{"Job allocation " + std::to_string(jobId) + " has been revoked"};
     }
     if (!announcedWait && !configuring) {
-      std::cerr << program << ": job " << jobId << " queued and waiting for resources\n";
+      if (informs) std::cerr << program << ": job " << jobId << " queued and waiting for resources\n";
       announcedWait = true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));

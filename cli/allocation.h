@@ -23,10 +23,16 @@ SubmitContext currentSubmitContext();
 // queueing lines with `program` as prefix. Stops waiting, and gives the
 // job up, when `*abort` becomes true. The job is submitted as one the
 // client keeps alive, and `keeper` starts calling for it at once, so it
-// ends if this process dies, whether still waiting or running.
+// ends if this process dies, whether still waiting or running. Without a
+// keeper (salloc --no-shell) the job outlives this process: it runs until
+// its time limit or scancel.
+// `verbosity.quiet` drops those lines (-Q).
 Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::JobSpec spec,
                                  const std::string& program, const std::atomic<bool>* abort,
-                                 AllocationKeeper& keeper);
+                                 AllocationKeeper* keeper, const Verbosity& verbosity);
+
+// The job as the controller lists it now.
+Result<gantry::v1::Job> fetchJob(const ControllerClient& client, uint64_t jobId);
 
 // Ends the allocation (the job completes with `exitCode`).
 Status releaseAllocation(const ControllerClient& client, uint64_t jobId, int exitCode);

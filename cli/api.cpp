@@ -38,6 +38,7 @@ int runApi(const std::vector<std::string>& args) {
   addConfDirOption(app, confDir);
   auto parsed = parseWords(app, args);
   if (!parsed) return usageError(parsed.error());
+  if (!parsed->usageError.empty()) return usageError(parsed->usageError);
   if (parsed->helpRequested) {
     std::cout << parsed->helpText;
     return 0;

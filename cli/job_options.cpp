@@ -4,6 +4,7 @@
 
 #include "cli/arg_parsing.h"
 #include "cli/sbatch_script.h"
+#include "cli/usage_text.h"
 
 namespace gantry::cli {
 namespace {
@@ -75,6 +76,46 @@ const FlagOption kFlagOptions[] = {
      "let the job share CPUs with other jobs that allow it (OverSubscribe=YES partitions)"},
 };
 
+// The word --help and --usage show for an option's value where the long
+// name is not the best one ("--nodes=N", not "--nodes=nodes").
+const std::map<std::string, std::string> kValueNames = {
+    {"nodes", "N"},         {"ntasks", "ntasks"},     {"cpus-per-task", "ncpus"}, {"ntasks-per-node", "n"},
+    {"sockets-per-node", "S"}, {"mem", "MB"},        {"mem-per-cpu", "MB"},      {"mem-per-gpu", "MB"},
+    {"job-name", "jobname"}, {"output", "out"},       {"error", "err"},           {"input", "in"},
+    {"time", "minutes"},    {"chdir", "path"},        {"gres", "list"},           {"gpus", "n"},
+    {"gpus-per-node", "n"}, {"gpus-per-socket", "n"}, {"gpus-per-task", "n"},     {"cpus-per-gpu", "n"},
+    {"gpu-bind", "..."},    {"gpu-freq", "..."},      {"network", "type"},        {"account", "name"},
+    {"comment", "name"},    {"gres-flags", "opts"},   {"core-spec", "cores"},     {"thread-spec", "threads"},
+    {"tres-per-task", "list"}, {"export", "env_vars|NONE"}, {"wrap", "command"}, {"priority", "value"},
+    {"conf-dir", "path"},
+};
+
+std::string valueNameOf(const std::string& key) {
+  auto found = kValueNames.find(key);
+  return found == kValueNames.end() ? key : found->second;
+}
+
+// Options of Slurm's that Gantry takes so that scripts written for Slurm
+// run, but that change nothing here; each given prints its warning.
+struct IgnoredOption {
+  const char* names;
+  const char* key;
+  const char* valueName;
+  const char* help;
+  const char* warning;
+};
+
+const IgnoredOption kIgnoredOptions[] = {
+    {"-q,--qos", "qos", "qos", "quality of service (accepted and ignored: Gantry has none)",
+     "--qos is accepted and ignored: Gantry has no quality of service"},
+    {"--mincpus", "mincpus", "n", "minimum CPUs per node (accepted and ignored)",
+     "--mincpus is accepted and ignored: ask for CPUs with -c/--cpus-per-task and -n/--ntasks"},
+};
+
+constexpr const char* kGpuSection = "GPU scheduling options";
+
+bool isGpuOption(const std::string& key) { return key.find("gpu") != std::string::npos; }
+
 std::string baseName(const std::string& path) {
   size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -83,19 +124,53 @@ std::string baseName(const std::string& path) {
 }  // namespace
 
 void declareSbatchOptions(CLI::App& app, SbatchOptions& target, const std::string* currentOrigin) {
-  app.set_help_flag("--help", "print this help");
+  app.set_help_flag("-h,--help", "print this help and stop")->group(kHelpSection);
+  app.add_flag_callback("--usage", [&target] { target.usage = true; }, "print a short list of the options and stop")
+      ->group(kHelpSection);
   for (const ValueOption& option : kValueOptions) {
     std::string key = option.key;
     auto member = option.member;
-    app.add_option_function<std::string>(
-           option.names,
-           [&target, key, member, currentOrigin](const std::string& value) {
-             target.*member = value;
-             target.origin[key] = *currentOrigin;
-           },
-           option.help)
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    CLI::Option* declared = app.add_option_function<std::string>(
+                                   option.names,
+                                   [&target, key, member, currentOrigin](const std::string& value) {
+                                     target.*member = value;
+                                     target.origin[key] = *currentOrigin;
+                                   },
+                                   option.help)
+                                ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+                                ->type_name(valueNameOf(key));
+    if (isGpuOption(key)) declared->group(kGpuSection);
   }
+  for (const IgnoredOption& option : kIgnoredOptions) {
+    std::string key = option.key;
+    std::string warning = option.warning;
+    app.add_option_function<std::string>(
+           option.names, [&target, key, warning](const std::string&) { target.ignored[key] = warning; },
+           option.help)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+        ->type_name(option.valueName)
+        ->group(kIgnoredSection);
+  }
+  // Only "now" until deferred starts are scheduled: a later time refused
+  // is better than a job that starts before its user meant it to.
+  app.add_option_function<std::string>(
+         "-b,--begin",
+         [](const std::string& value) {
+           std::string lowered = value;
+           for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+           if (lowered != "now") {
+             throw CLI::ValidationError("--begin", "a deferred start ('" + value +
+                                                       "') is not supported yet; only 'now' is accepted");
+           }
+         },
+         "when the job may start; only 'now' (deferred starts are not supported yet)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+      ->type_name("time");
+  app.add_flag_function(
+      "-v,--verbose", [&target](int64_t count) { target.verbosity.verbose += static_cast<int>(count); },
+      "say more about what happens; repeat for more");
+  app.add_flag_callback("-Q,--quiet", [&target] { target.verbosity.quiet = true; },
+                        "print no informational lines, only warnings and errors");
   for (const FlagOption& option : kFlagOptions) {
     std::string key = option.key;
     auto member = option.member;
@@ -114,6 +189,7 @@ void declareSbatchOptions(CLI::App& app, SbatchOptions& target, const std::strin
       "whole nodes; =user: share nodes only with your own jobs, =mcs: only with jobs of your MCS label, "
       "=topo: whole topology blocks";
   app.add_flag("--exclusive{exclusive}", exclusiveHelp)
+      ->type_name("[=user|mcs|topo]")
       ->each([&target, currentOrigin](const std::string& value) {
         target.exclusive = value;
         target.origin["exclusive"] = *currentOrigin;
@@ -144,24 +220,16 @@ Result<Submission> prepareSubmission(const std::vector<std::string>& args,
   SbatchOptions firstPass;
   CLI::App scanner{"gantry sbatch: submit a batch script", "sbatch"};
   declareSbatchOptions(scanner, firstPass, &commandLine);
-  scanner.prefix_command(true);
-  auto scanned = parseWords(scanner, args);
+  auto scanned = parseWords(scanner, args, OperandOrder::kOptionsFirst);
   if (!scanned) return Error{scanned.error()};
-  if (scanned->helpRequested) {
-    Submission help;
-    help.helpText = scanned->helpText;
-    return help;
+  if (!scanned->usageError.empty() || scanned->helpRequested || firstPass.usage) {
+    Submission early;
+    early.usageError = scanned->usageError;
+    if (scanned->helpRequested) early.helpText = renderHelp(scanner, "sbatch");
+    if (firstPass.usage && early.usageError.empty()) early.helpText = renderUsage(scanner, "sbatch");
+    return early;
   }
-  std::vector<std::string> scriptWords = scanner.remaining();
-  // CLI11 hands over an unknown option as the first "script" word; after
-  // "--" a leading dash is a file name.
-  if (!scriptWords.empty() && scriptWords.front() == "--") {
-    scriptWords.erase(scriptWords.begin());
-  } else if (!scriptWords.empty() && scriptWords.front().size() > 1 &&
-             scriptWords.front().front() == '-') {
-    return Error{"command line: unrecognized option '" + scriptWords.front() +
-                 "' (see sbatch --help)"};
-  }
+  std::vector<std::string> scriptWords = scanned->operands;
 
   std::string scriptText;
   std::string defaultName;
@@ -196,6 +264,7 @@ Result<Submission> prepareSubmission(const std::vector<std::string>& args,
       declareSbatchOptions(lineParser, merged, &origin);
       auto parsed = parseWords(lineParser, directive.words);
       if (!parsed) return Error{origin + ": #SBATCH: " + parsed.error()};
+      if (!parsed->usageError.empty()) return Error{origin + ": #SBATCH: " + parsed->usageError};
       if (parsed->helpRequested) return Error{origin + ": #SBATCH: --help is not a directive"};
     }
   }
@@ -203,8 +272,7 @@ Result<Submission> prepareSubmission(const std::vector<std::string>& args,
   // Second pass: the command line again, now over the directives.
   CLI::App overrides{"gantry sbatch", "sbatch"};
   declareSbatchOptions(overrides, merged, &commandLine);
-  overrides.prefix_command(true);
-  auto reparsed = parseWords(overrides, args);
+  auto reparsed = parseWords(overrides, args, OperandOrder::kOptionsFirst);
   if (!reparsed) return Error{reparsed.error()};
 
   auto spec = buildJobSpec(merged, context, scriptText, defaultName);
@@ -214,7 +282,15 @@ Result<Submission> prepareSubmission(const std::vector<std::string>& args,
   submission.parsable = merged.parsable;
   submission.testOnly = merged.testOnly;
   submission.confDir = merged.confDir.value_or("");
+  submission.verbosity = merged.verbosity;
+  submission.warnings = ignoredOptionWarnings(merged);
   return submission;
+}
+
+std::vector<std::string> ignoredOptionWarnings(const SbatchOptions& options) {
+  std::vector<std::string> warnings;
+  for (const auto& [key, warning] : options.ignored) warnings.push_back(warning);
+  return warnings;
 }
 
 }  // namespace gantry::cli

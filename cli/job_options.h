@@ -20,6 +20,15 @@
 
 namespace gantry::cli {
 
+// How much a command says besides its work: -v/--verbose (repeatable) adds
+// Slurm's verbose lines, -Q/--quiet drops its informational ones (errors
+// and warnings stay).
+struct Verbosity {
+  int verbose = 0;
+  bool quiet = false;
+  bool informs() const { return !quiet; }
+};
+
 // Raw option values as typed; validated when the JobSpec is built.
 struct SbatchOptions {
   std::optional<std::string> nodes, ntasks, cpusPerTask, ntasksPerNode, socketsPerNode, threadSpec, mem, memPerCpu;
@@ -34,6 +43,11 @@ struct SbatchOptions {
   bool testOnly = false;
   bool oversubscribe = false;  // -s/--oversubscribe
   std::optional<bool> requeue;
+  Verbosity verbosity;
+  bool usage = false;  // --usage: print the short usage and stop
+  // Options accepted for Slurm's sake that change nothing here: long name
+  // -> the warning the command prints (see docs/compatibility.md).
+  std::map<std::string, std::string> ignored;
   // Long option name (without dashes) -> where its value came from,
   // e.g. "job.sh:3" or "command line".
   std::map<std::string, std::string> origin;
@@ -42,6 +56,9 @@ struct SbatchOptions {
 // Adds every sbatch option to `app`; values land in `target`, and each
 // option given records `*currentOrigin` as its origin.
 void declareSbatchOptions(CLI::App& app, SbatchOptions& target, const std::string* currentOrigin);
+
+// The warnings for the accepted-and-ignored options given, in name order.
+std::vector<std::string> ignoredOptionWarnings(const SbatchOptions& options);
 
 // What sbatch runs in: the exported environment, the current directory,
 // this host's name.
@@ -61,7 +78,12 @@ struct Submission {
   bool parsable = false;
   bool testOnly = false;
   std::string confDir;   // --conf-dir as given (empty when absent)
-  std::string helpText;  // non-empty: --help was given, print it and stop
+  std::string helpText;  // non-empty: --help or --usage was given, print it and stop
+  // Non-empty: getopt refused the command line (unknown option, missing
+  // value); print usageErrorText() and exit with usageExitCode().
+  std::string usageError;
+  Verbosity verbosity;
+  std::vector<std::string> warnings;  // one line each, for "sbatch: warning: "
 };
 
 // The whole sbatch front end: command line, script, directives -> JobSpec.

@@ -45,6 +45,7 @@ int runSacct(const std::vector<std::string>& args) {
   addSacctOptions(app, options);
   auto parsed = parseWords(app, args);
   if (!parsed) return reportError("sacct", parsed.error());
+  if (!parsed->usageError.empty()) return reportUsageError("sacct", parsed->usageError);
   if (parsed->helpRequested) {
     std::cout << parsed->helpText;
     return 0;

@@ -45,6 +45,7 @@ int runSacctmgr(const std::vector<std::string>& args) {
   app.allow_extras(false);
   auto parsed = parseWords(app, args);
   if (!parsed) return reportError("sacctmgr", parsed.error());
+  if (!parsed->usageError.empty()) return reportUsageError("sacctmgr", parsed->usageError);
   if (parsed->helpRequested) {
     std::cout << parsed->helpText;
     return 0;

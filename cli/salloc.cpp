@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "cli/allocation.h"
+#include "cli/allocation_lines.h"
 #include "cli/controller_client.h"
 #include "cli/srun_options.h"
 #include "cli/subcommands.h"
@@ -46,10 +47,13 @@ Result<int> runCommand(const std::vector<std::string>& command, const std::map<s
 int runSalloc(const std::vector<std::string>& args) {
   auto invocation = prepareInteractive("salloc", args, currentSubmitContext());
   if (!invocation) return reportError("salloc", invocation.error());
+  if (!invocation->usageError.empty()) return reportUsageError("salloc", invocation->usageError);
   if (!invocation->helpText.empty()) {
     std::cout << invocation->helpText;
     return 0;
   }
+  reportWarnings("salloc", invocation->warnings);
+  const bool informs = invocation->verbosity.informs();
   auto client = ControllerClient::connect(invocation->confDir);
   if (!client) return reportError("salloc", client.error());
   // Ctrl-C belongs to the command (it shares the terminal); salloc itself
@@ -60,8 +64,14 @@ int runSalloc(const std::vector<std::string>& args) {
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
   AllocationKeeper keeper(*client);
-  auto job = allocate(*client, invocation->spec, "salloc", &interrupted, keeper);
+  const bool noShell = invocation->noShell;
+  auto job = allocate(*client, invocation->spec, "salloc", &interrupted, noShell ? nullptr : &keeper,
+                      invocation->verbosity);
   if (!job) return reportError("salloc", job.error());
+  // The job runs once granted: its nodes are ready as soon as it is.
+  if (informs) std::cerr << "salloc: " << nodesReadyLine(*job) << "\n";
+  // --no-shell: the allocation stays the job's, until its time limit or scancel.
+  if (noShell) return 0;
 
   std::vector<std::string> command = invocation->command;
   if (command.empty()) {
@@ -71,7 +81,7 @@ int runSalloc(const std::vector<std::string>& args) {
   auto status = runCommand(command, allocationEnvironment(*job));
   int exitCode = status ? *status : 1;
   if (!status) std::cerr << "salloc: error: " << status.error() << "\n";
-  std::cerr << "salloc: Relinquishing job allocation " << job->job_id() << "\n";
+  if (informs) std::cerr << "salloc: Relinquishing job allocation " << job->job_id() << "\n";
   if (auto released = releaseAllocation(*client, job->job_id(), exitCode); !released) {
     std::cerr << "salloc: error: cannot release job " << job->job_id() << ": " << released.error() << "\n";
   }

@@ -38,10 +38,12 @@ Result<std::string> readScriptFile(const std::string& path) {
 int runSbatch(const std::vector<std::string>& args) {
   auto submission = prepareSubmission(args, currentSubmitContext(), readScriptFile);
   if (!submission) return reportError("sbatch", submission.error());
+  if (!submission->usageError.empty()) return reportUsageError("sbatch", submission->usageError);
   if (!submission->helpText.empty()) {
     std::cout << submission->helpText;
     return 0;
   }
+  reportWarnings("sbatch", submission->warnings);
   auto client = ControllerClient::connect(submission->confDir);
   if (!client) return reportError("sbatch", client.error());
 
@@ -54,6 +56,7 @@ int runSbatch(const std::vector<std::string>& args) {
       });
   if (!response) return reportError("sbatch", "Batch job submission failed: " + response.error());
 
+  if (!submission->verbosity.informs()) return 0;  // -Q: not even the job id, as in Slurm
   if (submission->testOnly) {
     std::cerr << "sbatch: " << response->test_only_result() << "\n";
   } else if (submission->parsable) {

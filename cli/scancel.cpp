@@ -20,6 +20,7 @@ int runScancel(const std::vector<std::string>& args) {
   addConfDirOption(app, confDir);
   auto parsed = parseWords(app, args);
   if (!parsed) return reportError("scancel", parsed.error());
+  if (!parsed->usageError.empty()) return reportUsageError("scancel", parsed->usageError);
   if (parsed->helpRequested) {
     std::cout << parsed->helpText;
     return 0;

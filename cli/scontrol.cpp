@@ -391,6 +391,7 @@ int runScontrol(const std::vector<std::string>& args) {
   addConfDirOption(app, options.confDir);
   auto parsed = parseWords(app, shieldBracketWords(args));
   if (!parsed) return reportError(kCommand, parsed.error());
+  if (!parsed->usageError.empty()) return reportUsageError(kCommand, parsed->usageError);
   if (parsed->helpRequested) {
     std::cout << parsed->helpText;
     return 0;

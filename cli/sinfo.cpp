@@ -24,6 +24,7 @@ int runSinfo(const std::vector<std::string>& args) {
   addConfDirOption(app, confDir);
   auto parsed = parseWords(app, args);
   if (!parsed) return reportError("sinfo", parsed.error());
+  if (!parsed->usageError.empty()) return reportUsageError("sinfo", parsed->usageError);
   if (parsed->helpRequested) {
     std::cout << parsed->helpText;
     return 0;

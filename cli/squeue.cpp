@@ -133,6 +133,7 @@ int runSqueue(const std::vector<std::string>& args) {
   addConfDirOption(app, options.confDir);
   auto parsed = parseWords(app, args);
   if (!parsed) return reportError("squeue", parsed.error());
+  if (!parsed->usageError.empty()) return reportUsageError("squeue", parsed->usageError);
   if (parsed->helpRequested) {
     std::cout << parsed->helpText;
     return 0;

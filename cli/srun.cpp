@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "cli/allocation.h"
+#include "cli/allocation_lines.h"
 #include "cli/controller_client.h"
 #include "cli/local_address.h"
 #include "cli/srun_options.h"
@@ -89,7 +90,7 @@ class SignalForwarder {
 // "not now" (see step_retry.h).
 Result<gantry::v1::CreateStepResponse> createStep(const ControllerClient& client,
                                                   const gantry::v1::CreateStepRequest& request,
-                                                  const std::atomic<bool>* abort) {
+                                                  const std::atomic<bool>* abort, bool informs) {
   int retries = 0;
   for (;;) {
     auto response = client.call<gantry::v1::CreateStepResponse>(
@@ -97,13 +98,13 @@ Result<gantry::v1::CreateStepResponse> createStep(const ControllerClient& client
           return stub.CreateStep(context, request, out);
         });
     if (response) {
-      if (retries > 0) std::cerr << "srun: Job step created\n";
+      if (retries > 0 && informs) std::cerr << "srun: Job step created\n";
       return response;
     }
     const Error& refusal = response.failure();
     if (!retryStepCreation(refusal)) return refusal;
     if (*abort) return Error{"Job step aborted before it was created"};
-    std::cerr << "srun: " << stepRetryNotice(refusal, retries) << "\n";
+    if (informs) std::cerr << "srun: " << stepRetryNotice(refusal, retries) << "\n";
     ++retries;
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
@@ -187,10 +188,13 @@ class RawTerminal {
 int runSrun(const std::vector<std::string>& args) {
   auto invocation = prepareInteractive("srun", args, currentSubmitContext());
   if (!invocation) return reportError("srun", invocation.error());
+  if (!invocation->usageError.empty()) return reportUsageError("srun", invocation->usageError);
   if (!invocation->helpText.empty()) {
     std::cout << invocation->helpText;
     return 0;
   }
+  reportWarnings("srun", invocation->warnings);
+  const Verbosity& verbosity = invocation->verbosity;
   // Before any thread exists, so that every thread inherits the blocked
   // signals and only the forwarder's sigwait receives them. A closed output
   // must not kill srun before it gives its allocation back: with SIGPIPE
@@ -204,17 +208,24 @@ int runSrun(const std::vector<std::string>& args) {
   uint64_t jobId = 0;
   bool ownAllocation = false;
   AllocationKeeper keeper(*client);
-  if (const char* inside = std::getenv("SLURM_JOB_ID"); inside != nullptr && *inside != '\0') {
+  if (invocation->jobId != 0) {
+    jobId = invocation->jobId;
+  } else if (const char* inside = std::getenv("SLURM_JOB_ID"); inside != nullptr && *inside != '\0') {
     try {
       jobId = std::stoull(inside);
     } catch (...) {
       return reportError("srun", std::string("SLURM_JOB_ID is not a job id: '") + inside + "'");
     }
   } else {
-    auto job = allocate(*client, invocation->spec, "srun", signals.abortFlag(), keeper);
+    auto job = allocate(*client, invocation->spec, "srun", signals.abortFlag(), &keeper, verbosity);
     if (!job) return reportError("srun", job.error());
     jobId = job->job_id();
     ownAllocation = true;
+    if (verbosity.verbose > 0) std::cerr << "srun: " << jobNodesLine(*job) << "\n";
+  }
+  if (!ownAllocation && verbosity.verbose > 0) {
+    // Inside an allocation Slurm's srun -v names the job's nodes too.
+    if (auto job = fetchJob(*client, jobId)) std::cerr << "srun: " << jobNodesLine(*job) << "\n";
   }
   auto giveBack = [&](int exitCode) {
     if (!ownAllocation) return;
@@ -244,10 +255,14 @@ int runSrun(const std::vector<std::string>& args) {
   request.mutable_io()->set_port(server.port());
   request.mutable_io()->set_token(*token);
   request.mutable_io()->set_pty(invocation->pty);
-  auto step = createStep(*client, request, signals.abortFlag());
+  auto step = createStep(*client, request, signals.abortFlag(), verbosity.informs());
   if (!step) {
     giveBack(1);
     return reportError("srun", step.error());
+  }
+  if (verbosity.verbose > 0) {
+    std::cerr << "srun: "
+              << stepLaunchLine(jobId, step->step_id(), step->node_list(), step->num_nodes(), step->ntasks()) << "\n";
   }
   server.expectNodes(step->num_nodes());
   signals.attach(&server);

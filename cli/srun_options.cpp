@@ -1,6 +1,7 @@
 #include "cli/srun_options.h"
 
 #include "cli/arg_parsing.h"
+#include "cli/usage_text.h"
 
 namespace gantry::cli {
 namespace {
@@ -12,6 +13,39 @@ std::string baseName(const std::string& path) {
 
 }  // namespace
 
+void declareInteractiveOptions(CLI::App& app, const std::string& program, SbatchOptions& options,
+                               InteractiveInvocation& result, const std::string* origin) {
+  declareSbatchOptions(app, options, origin);
+  // Taken so that their refusal names them, but not offered in the help.
+  for (const char* sbatchOnly : {"--wrap", "--test-only"}) app.get_option(sbatchOnly)->group("");
+  app.add_flag("-l,--label", result.label, "prefix each output line with its task id");
+  app.add_flag("--pty", result.pty, "run one task on a pseudo terminal");
+  if (program == "salloc") {
+    app.add_flag("--no-shell", result.noShell,
+                 "keep the allocation and run nothing; it lasts until its time limit or scancel");
+  }
+  if (program == "srun") {
+    app.add_option_function<std::string>(
+           "--jobid",
+           [&result](const std::string& value) {
+             size_t used = 0;
+             try {
+               result.jobId = std::stoull(value, &used);
+             } catch (const std::exception&) {
+               used = 0;
+             }
+             if (used == 0 || used != value.size() || value.front() == '-' || result.jobId == 0) {
+               throw CLI::ValidationError("--jobid", "invalid job id '" + value + "'");
+             }
+           },
+           "run the step in this job's allocation (instead of SLURM_JOB_ID's)")
+        ->type_name("id");
+    // Inside an allocation a step is given only what it asks for already
+    // (docs/steps.md), which is what --exact asks.
+    app.add_flag("--exact", result.exact, "give the step only the resources it asks for (what Gantry always does)");
+  }
+}
+
 Result<InteractiveInvocation> prepareInteractive(const std::string& program,
                                                  const std::vector<std::string>& args,
                                                  const SubmitContext& context) {
@@ -19,18 +53,25 @@ Result<InteractiveInvocation> prepareInteractive(const std::string& program,
   SbatchOptions options;
   InteractiveInvocation result;
   CLI::App app{"gantry " + program + ": run a command with an allocation", program};
-  declareSbatchOptions(app, options, &origin);
-  app.add_flag("-l,--label", result.label, "prefix each output line with its task id");
-  app.add_flag("--pty", result.pty, "run one task on a pseudo terminal");
+  declareInteractiveOptions(app, program, options, result, &origin);
   // Everything from the first word that is not an option belongs to the command.
-  app.prefix_command(true);
-  auto parsed = parseWords(app, args);
+  auto parsed = parseWords(app, args, OperandOrder::kOptionsFirst);
   if (!parsed) return Error{parsed.error()};
-  if (parsed->helpRequested) {
-    result.helpText = parsed->helpText;
+  if (!parsed->usageError.empty() || parsed->helpRequested || options.usage) {
+    result.usageError = parsed->usageError;
+    if (parsed->helpRequested) result.helpText = renderHelp(app, program);
+    if (options.usage && result.usageError.empty()) result.helpText = renderUsage(app, program);
     return result;
   }
-  result.command = app.remaining();
+  result.command = parsed->operands;
+  // As Slurm's salloc, --no-shell runs nothing even when a command is named.
+  if (result.noShell && !result.command.empty()) {
+    result.warnings.push_back("--no-shell: the command '" + result.command.front() + "' is not run");
+    result.command.clear();
+  }
+  result.verbosity = options.verbosity;
+  std::vector<std::string> ignored = ignoredOptionWarnings(options);
+  result.warnings.insert(result.warnings.begin(), ignored.begin(), ignored.end());
   if (program == "srun" && result.command.empty()) {
     return Error{"no command given: srun [options] command [args...]"};
   }
@@ -42,7 +83,9 @@ Result<InteractiveInvocation> prepareInteractive(const std::string& program,
     }
     options.ntasks = "1";
   }
-  std::string name = result.command.empty() ? program : baseName(result.command.front());
+  std::string name = result.noShell           ? "no-shell"  // Slurm's name for such a job
+                     : result.command.empty() ? program
+                                              : baseName(result.command.front());
   auto spec = buildJobSpec(options, context, "", name);
   if (!spec) return Error{spec.error()};
   result.spec = std::move(*spec);

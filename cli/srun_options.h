@@ -1,9 +1,11 @@
 // srun's and salloc's command lines: the sbatch resource options (-n, -N,
 // --ntasks-per-node, --gres, --gpus*, --exclusive, --cpus-per-task, --mem,
-// ...) plus -l/--label and --pty, then the command to run. Pure: the
+// ...) plus -l/--label, --pty and (srun) --exact, then the command to run;
+// the first word that is not an option starts the command. Pure: the
 // environment and directory arrive as a SubmitContext.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,9 +22,22 @@ struct InteractiveInvocation {
   std::vector<std::string> command;  // argv of the tasks (srun) or of the shell (salloc)
   bool label = false;                // -l: prefix output lines with the task id
   bool pty = false;                  // --pty: one task on a terminal
+  uint64_t jobId = 0;                // srun --jobid: the allocation to run in (0: SLURM_JOB_ID, or a new one)
+  bool noShell = false;              // salloc --no-shell: keep the allocation and run nothing
+  bool exact = false;                // srun --exact: accepted; a step gets what it asks for anyway
   std::string confDir;
-  std::string helpText;              // non-empty: --help was given
+  std::string helpText;              // non-empty: --help or --usage was given
+  // Non-empty: getopt refused the command line; print usageErrorText()
+  // and exit with usageExitCode(), before any contact with the controller.
+  std::string usageError;
+  Verbosity verbosity;
+  std::vector<std::string> warnings;  // one line each, for "srun: warning: "
 };
+
+// Adds every option of `program` ("srun" or "salloc") to `app`: sbatch's
+// (declareSbatchOptions) and the launcher's own, which land in `result`.
+void declareInteractiveOptions(CLI::App& app, const std::string& program, SbatchOptions& options,
+                               InteractiveInvocation& result, const std::string* origin);
 
 // `program` is "srun" or "salloc": srun needs a command, salloc may run the
 // user's shell. Errors name the option and the rule.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/arg_parsing.h"
 #include "common/util/result.h"
 
 namespace gantry::cli {
@@ -27,6 +28,18 @@ int runApi(const std::vector<std::string>& args);
 inline int reportError(const std::string& command, const std::string& message) {
   std::cerr << command << ": error: " << message << "\n";
   return 1;
+}
+
+// getopt's complaint about the command line, as Slurm's command prints it
+// (usageErrorText); returns Slurm's exit status for it.
+inline int reportUsageError(const std::string& command, const std::string& complaint) {
+  std::cerr << usageErrorText(command, complaint);
+  return usageExitCode(command);
+}
+
+// Warnings about options accepted and ignored, one "<command>: warning: " line each.
+inline void reportWarnings(const std::string& command, const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings) std::cerr << command << ": warning: " << warning << "\n";
 }
 
 // sacct's and sacctmgr's report of a failed call: accounting that is off

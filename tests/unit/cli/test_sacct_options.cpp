@@ -30,6 +30,7 @@ Result<SacctPlan> plan(const std::vector<std::string>& words, uint32_t caller = 
   addSacctOptions(app, options);
   auto parsed = parseWords(app, words);
   if (!parsed) return Error{parsed.error()};
+  if (!parsed->usageError.empty()) return Error{parsed->usageError};
   return planSacct(options, kNow, caller, resolve);
 }
 
