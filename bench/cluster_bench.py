@@ -6,7 +6,12 @@
 2. the same through the CLI (`gantry sbatch`, one process per job);
 3. submit-to-complete throughput of N no-op batch jobs.
 
-Prints one line per measurement. Usage: cluster_bench.py [--jobs N]"""
+With --accounting it measures instead 1 (8 threads) and 3 on a cluster
+without accounting and on one with the SQLite accounting store,
+alternating, each on a fresh cluster, and prints the best of each and
+their ratio: what accounting costs users who submit and run jobs.
+
+Prints one line per measurement. Usage: cluster_bench.py [--jobs N] [--accounting [ROUNDS]]"""
 
 import argparse
 import subprocess
@@ -25,13 +30,58 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(p * len(values)))]
 
 
+NODES = [{"name": "n1", "cpus": 64, "memory": 64000}, {"name": "n2", "cpus": 64, "memory": 64000}]
+
+
+def accounting_rates(jobs, accounting):
+    """On a fresh cluster: jobs per second of bench_submit (8 threads, held
+    jobs), then of N no-op batch jobs from submission to completion."""
+    extra = "AccountingStorageType=accounting_storage/sqlite\n" if accounting else ""
+    cluster = Cluster(nodes=NODES, extra_conf=extra)
+    try:
+        cluster.start()
+        out = subprocess.run([binary("bench_submit"), "--conf-dir", str(cluster.conf_dir), "--jobs", str(jobs),
+                              "--threads", "8", "--hold"], capture_output=True, text=True, check=True).stdout
+        label = "on" if accounting else "off"
+        print(f"# accounting={label}: {out.strip()}", flush=True)
+        submit = float([f for f in out.split() if f.startswith("jobs_per_sec=")][0].split("=", 1)[1])
+        cluster.cli("scancel", "-u", "root", check=False)
+        workdir = cluster.root / "noop"
+        workdir.mkdir()
+        start = time.monotonic()
+        subprocess.run([binary("bench_submit"), "--conf-dir", str(cluster.conf_dir), "--jobs", str(jobs),
+                        "--threads", "4"], capture_output=True, text=True, check=True)
+
+        def all_done():
+            return not any(j["state"] in ("PENDING", "RUNNING", "COMPLETING") for j in cluster.jobs_json())
+        wait_for(all_done, timeout=1800, interval=0.2, what="every no-op job to finish")
+        complete = jobs / (time.monotonic() - start)
+        print(f"# accounting={label}: submit_to_complete jobs={jobs} jobs_per_sec={complete:.0f}", flush=True)
+        return submit, complete
+    finally:
+        cluster.cleanup()
+
+
+def compare_accounting(jobs, rounds):
+    off, on = [], []
+    for _ in range(rounds):
+        off.append(accounting_rates(jobs, False))
+        on.append(accounting_rates(jobs, True))
+    for i, name in enumerate(("grpc_submit", "submit_to_complete")):
+        best_off, best_on = max(r[i] for r in off), max(r[i] for r in on)
+        print(f"{name}_accounting jobs={jobs} rounds={rounds} best_off_jobs_per_sec={best_off:.0f} "
+              f"best_on_jobs_per_sec={best_on:.0f} ratio_on_over_off={best_on / best_off:.3f}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--jobs", type=int, default=1000)
     parser.add_argument("--cli-jobs", type=int, default=200)
+    parser.add_argument("--accounting", type=int, nargs="?", const=3, default=0, metavar="ROUNDS")
     args = parser.parse_args()
-    cluster = Cluster(nodes=[{"name": "n1", "cpus": 64, "memory": 64000},
-                             {"name": "n2", "cpus": 64, "memory": 64000}])
+    if args.accounting:
+        return compare_accounting(args.jobs, args.accounting)
+    cluster = Cluster(nodes=NODES)
     try:
         cluster.start()
         for threads in (1, 8):

@@ -9,26 +9,14 @@
 #include "controller/core/core_helpers.h"
 #include "controller/core/select_info.h"
 #include "controller/drain/registration_check.h"
+#include "controller/rpc/views.h"
 
 namespace gantry::core {
 
 std::vector<accounting::TaskUsageSample> detail::usageSamplesOf(const v1::StepCompleteRequest& request) {
   std::vector<accounting::TaskUsageSample> samples;
   samples.reserve(static_cast<size_t>(request.task_usage_size()));
-  for (const auto& task : request.task_usage()) {
-    accounting::TaskUsageSample sample;
-    sample.node = request.node_name();
-    sample.task = task.task();
-    sample.cpuSeconds = task.cpu_usec() / 1000000;
-    sample.memBytes = task.mem_peak_bytes();
-    sample.vmemBytes = task.vmem_peak_bytes();
-    sample.pages = task.pages();
-    sample.fsDiskBytes = task.fs_disk_read_bytes();
-    sample.energyJoules = task.energy_joules();
-    if (task.has_gpu_mem_bytes()) sample.gpuMemBytes = task.gpu_mem_bytes();
-    if (task.has_gpu_util_percent()) sample.gpuUtilPercent = task.gpu_util_percent();
-    samples.push_back(std::move(sample));
-  }
+  for (const auto& task : request.task_usage()) samples.push_back(views::taskUsageFromWire(request.node_name(), task));
   return samples;
 }
 

@@ -91,7 +91,24 @@ void allocationToWire(const select::Allocation& allocation, const std::vector<st
   }
 }
 
-void stepToWire(const core::StepRecord& step, const select::Cluster& cluster, v1::JobStep& out) {
+void usageToWire(const std::vector<accounting::TaskUsageSample>& samples,
+                 google::protobuf::RepeatedPtrField<v1::NodeTaskUsage>& out) {
+  for (const auto& sample : samples) {
+    v1::NodeTaskUsage* stored = out.Add();
+    stored->set_node(sample.node);
+    *stored->mutable_usage() = taskUsageToWire(sample);
+  }
+}
+
+std::vector<accounting::TaskUsageSample> usageFromWire(
+    const google::protobuf::RepeatedPtrField<v1::NodeTaskUsage>& stored) {
+  std::vector<accounting::TaskUsageSample> samples;
+  samples.reserve(static_cast<size_t>(stored.size()));
+  for (const auto& task : stored) samples.push_back(taskUsageFromWire(task.node(), task.usage()));
+  return samples;
+}
+
+void stepToWire(const core::StepRecord& step, const select::Cluster& cluster, bool withUsage, v1::JobStep& out) {
   out.set_step_id(step.id);
   out.set_name(step.name);
   out.set_node_list(hostlist::compress(step.nodes));
@@ -103,6 +120,10 @@ void stepToWire(const core::StepRecord& step, const select::Cluster& cluster, v1
   out.set_end_time(step.endTime);
   out.set_running(!step.ended());
   allocationToWire(step.allocation, step.nodes, cluster, *out.mutable_allocation());
+  if (withUsage) {
+    usageToWire(step.usage, *out.mutable_usage());
+    for (const auto& node : step.usageReported) out.add_usage_reported(node);
+  }
 }
 
 }  // namespace
@@ -212,8 +233,9 @@ v1::Job jobToWire(const JobRecord& job, const select::Cluster& cluster, const Jo
   for (const auto& [key, bytes] : job.dmemPeakBytes) (*wire.mutable_dmem_peak_bytes())[key] = bytes;
   wire.set_next_step_id(job.nextStepId);
   if (detail.steps) {
-    for (const auto& [id, step] : job.steps) stepToWire(step, cluster, *wire.add_steps());
+    for (const auto& [id, step] : job.steps) stepToWire(step, cluster, detail.usage, *wire.add_steps());
   }
+  if (detail.usage) usageToWire(job.batchUsage, *wire.mutable_batch_usage());
   return wire;
 }
 
@@ -268,6 +290,7 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
     // A record that cannot be read back is left out; recovery says so.
     if (auto record = switchFromWire(job.id, wire.switch_state())) job.network = std::move(*record);
   }
+  job.batchUsage = usageFromWire(wire.batch_usage());
   job.nextStepId = wire.next_step_id();
   for (const auto& stored : wire.steps()) {
     core::StepRecord step;
@@ -279,6 +302,8 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
     step.startTime = stored.start_time();
     step.endTime = stored.end_time();
     step.nodesLeft.insert(stored.nodes_left().begin(), stored.nodes_left().end());
+    step.usage = usageFromWire(stored.usage());
+    step.usageReported.insert(stored.usage_reported().begin(), stored.usage_reported().end());
     for (const auto& alloc : stored.allocation()) {
       int index = indexOf(alloc.node());
       if (index < 0) continue;
@@ -289,6 +314,35 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
     job.steps.emplace(step.id, std::move(step));
   }
   return job;
+}
+
+accounting::TaskUsageSample taskUsageFromWire(const std::string& node, const v1::TaskUsage& wire) {
+  accounting::TaskUsageSample sample;
+  sample.node = node;
+  sample.task = wire.task();
+  sample.cpuSeconds = wire.cpu_usec() / 1000000;
+  sample.memBytes = wire.mem_peak_bytes();
+  sample.vmemBytes = wire.vmem_peak_bytes();
+  sample.pages = wire.pages();
+  sample.fsDiskBytes = wire.fs_disk_read_bytes();
+  sample.energyJoules = wire.energy_joules();
+  if (wire.has_gpu_mem_bytes()) sample.gpuMemBytes = wire.gpu_mem_bytes();
+  if (wire.has_gpu_util_percent()) sample.gpuUtilPercent = wire.gpu_util_percent();
+  return sample;
+}
+
+v1::TaskUsage taskUsageToWire(const accounting::TaskUsageSample& sample) {
+  v1::TaskUsage wire;
+  wire.set_task(sample.task);
+  wire.set_cpu_usec(sample.cpuSeconds * 1000000);
+  wire.set_mem_peak_bytes(sample.memBytes);
+  wire.set_vmem_peak_bytes(sample.vmemBytes);
+  wire.set_pages(sample.pages);
+  wire.set_fs_disk_read_bytes(sample.fsDiskBytes);
+  wire.set_energy_joules(sample.energyJoules);
+  if (sample.gpuMemBytes) wire.set_gpu_mem_bytes(*sample.gpuMemBytes);
+  if (sample.gpuUtilPercent) wire.set_gpu_util_percent(*sample.gpuUtilPercent);
+  return wire;
 }
 
 // ---------------------------------------------------------------- nodes

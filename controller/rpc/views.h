@@ -20,12 +20,14 @@ struct JobDetail {
   bool steps = false;                 // Job.steps
   bool scriptAndEnvironment = false;  // spec.script and spec.environment
   bool switchState = false;           // Job.switch_state (switch/lua's dictionary and calls)
+  bool usage = false;                 // the tasks' reported usage (Job.batch_usage, JobStep.usage)
 };
 // Listings: steps when asked for, never the script, the environment or the
 // switch/lua dictionary.
 inline constexpr JobDetail kListingDetail{.steps = false, .scriptAndEnvironment = false, .switchState = false};
 // The store keeps everything.
-inline constexpr JobDetail kStoredDetail{.steps = true, .scriptAndEnvironment = true, .switchState = true};
+inline constexpr JobDetail kStoredDetail{
+    .steps = true, .scriptAndEnvironment = true, .switchState = true, .usage = true};
 
 // A job's switch/lua record in its stored form, and back. Error: a stored
 // value out of range (a damaged or newer record).
@@ -38,6 +40,10 @@ v1::Job jobToWire(const core::JobRecord& job, const select::Cluster& cluster, co
 // selection index (-1 when the node is no longer configured; such grants
 // are dropped).
 core::JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::string&)>& indexOf);
+
+// A task's usage as a node reports it (and as the store keeps it), and back.
+accounting::TaskUsageSample taskUsageFromWire(const std::string& node, const v1::TaskUsage& wire);
+v1::TaskUsage taskUsageToWire(const accounting::TaskUsageSample& sample);
 
 // The node as sinfo and scontrol show it.
 v1::Node nodeToWire(const core::NodeRecord& node, const core::CoreState& state);

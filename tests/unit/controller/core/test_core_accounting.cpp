@@ -396,3 +396,62 @@ TEST_CASE("a plain user's cancel is recorded with their uid", "[core][accounting
   settleBoth(h, *store);
   CHECK(recordsOf(*store, *id).at(0).cancelledByUid == std::optional<uint32_t>(4422));
 }
+
+TEST_CASE("usage a node reported before a controller restart is still in the step's record after it",
+          "[core][accounting]") {
+  std::string db = tempDb();
+  auto store = openStore(accountingPath());
+  uint64_t id = 0;
+  std::vector<std::string> stepNodes;
+  auto reportStep = [&](CoreHarness& h, const std::string& node, uint64_t cpuSeconds) {
+    v1::StepCompleteRequest request;
+    request.set_node_name(node);
+    request.set_job_id(id);
+    request.set_step_id("0");
+    request.set_end_time(1'000'400);
+    v1::TaskUsage* task = request.add_task_usage();
+    task->set_task(node == stepNodes.front() ? 0 : 1);
+    task->set_cpu_usec(cpuSeconds * 1000000);
+    task->set_mem_peak_bytes(256ull * 1024 * 1024);
+    task->set_gpu_mem_bytes(700ull * 1024 * 1024);
+    REQUIRE(h.await<v1::StepCompleteResponse>([&](auto reply) { h.core->stepComplete(request, reply); }).ok());
+  };
+  {
+    CoreHarness h(gpuConf(), db, nullptr, {}, 300, store.get());
+    registerGpuNodes(h);
+    v1::JobSpec spec = batchJob("two-nodes");
+    spec.set_min_nodes(2);
+    spec.set_gpus(0);
+    auto submitted = h.submit(spec, kAda);
+    REQUIRE(submitted.ok());
+    id = *submitted;
+    h.settle();
+    v1::CreateStepRequest request;
+    request.set_job_id(id);
+    request.mutable_spec()->set_ntasks(2);
+    request.mutable_spec()->set_min_nodes(2);
+    request.add_argv("train.py");
+    request.mutable_io()->set_addr("login1");
+    request.mutable_io()->set_port(4567);
+    request.mutable_io()->set_token("t");
+    auto created = h.await<v1::CreateStepResponse>([&](auto reply) { h.core->createStep(request, kAda, reply); });
+    REQUIRE(created.ok());
+    REQUIRE(created->num_nodes() == 2);
+    stepNodes = {"g1", "g2"};
+    reportStep(h, "g1", 30);
+    settleBoth(h, *store);
+  }
+  // The controller restarts; the second node reports after it.
+  CoreHarness h(gpuConf(), db, nullptr, {}, 300, store.get());
+  h.settle();
+  reportStep(h, "g2", 50);
+  settleBoth(h, *store);
+  auto records = recordsOf(*store, id);
+  const auto* numbered = step(records, "0");
+  REQUIRE(numbered != nullptr);
+  CHECK(numbered->state == "COMPLETED");
+  // Both nodes' tasks: 30 s + 50 s of CPU, 700 MiB of GPU memory each.
+  CHECK(numbered->usageIn.tot.find("cpu=00:01:20") != std::string::npos);
+  CHECK(numbered->usageIn.tot.find("gres/gpumem=1400M") != std::string::npos);
+  CHECK(numbered->usageIn.min.find("cpu=00:00:30") != std::string::npos);
+}
