@@ -78,7 +78,7 @@ PostgresAccountingStore::PostgresAccountingStore(const AccountingConnection& whe
               {kPutJobs, sql::numberedPlaceholders(sql::withRows(sql::kPutJob, kRowsPerStatement))},
               {kPutEvents, sql::numberedPlaceholders(sql::withRows(sql::kPutEvent, kRowsPerStatement))}})),
       readSession_(std::make_unique<PostgresSession>(where)),
-      writer_([this](const std::vector<AccountingWrite>& batch) { return writeBatch(batch); }) {}
+      writer_([this](const std::vector<AccountingWrite>& batch) { return writeBatch(batch); }, kAccountingGatherWindow) {}
 
 PostgresAccountingStore::~PostgresAccountingStore() { close(); }
 

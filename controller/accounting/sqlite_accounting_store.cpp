@@ -57,7 +57,7 @@ Result<sqlite3*> openConnection(const std::string& path) {
 }  // namespace
 
 SqliteAccountingStore::SqliteAccountingStore()
-    : writer_([this](const std::vector<AccountingWrite>& batch) { return writeBatch(batch); }) {}
+    : writer_([this](const std::vector<AccountingWrite>& batch) { return writeBatch(batch); }, kAccountingGatherWindow) {}
 
 SqliteAccountingStore::~SqliteAccountingStore() { close(); }
 

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -95,4 +96,49 @@ TEST_CASE("group commit: refused before start() and after stop(); stop() writes 
   CHECK(writer.enqueue(5, {}));
   writer.flush();
   CHECK(fake.batches.back() == std::vector<int>{5});
+}
+
+// A window far longer than any test: only flush(), stop() or a full batch
+// can end it.
+constexpr std::chrono::hours kForever{1};
+
+TEST_CASE("group commit: items queued within the gather window share one batch; flush() ends the window") {
+  FakeWrite fake;
+  fake.released = true;
+  GroupCommitWriter<int> writer([&](const std::vector<int>& batch) { return fake(batch); },
+                                std::chrono::duration_cast<std::chrono::milliseconds>(kForever));
+  writer.start();
+  for (int item = 1; item <= 5; ++item) {
+    REQUIRE(writer.enqueue(item, {}));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  writer.flush();
+  CHECK(fake.batches == std::vector<std::vector<int>>{{1, 2, 3, 4, 5}});
+}
+
+TEST_CASE("group commit: a full batch and stop() do not wait for the gather window") {
+  FakeWrite fake;
+  fake.released = true;
+  GroupCommitWriter<int> writer([&](const std::vector<int>& batch) { return fake(batch); },
+                                std::chrono::duration_cast<std::chrono::milliseconds>(kForever));
+  writer.start();
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t written = 0;
+  const size_t full = GroupCommitWriter<int>::kGatherMost;
+  for (size_t item = 0; item < full; ++item) {
+    REQUIRE(writer.enqueue(static_cast<int>(item), [&](const Status&) {
+      std::lock_guard lock(mutex);
+      ++written;
+      changed.notify_all();
+    }));
+  }
+  {
+    // Liveness only: the full batch is written although nobody flushes.
+    std::unique_lock lock(mutex);
+    REQUIRE(changed.wait_for(lock, std::chrono::seconds(60), [&] { return written == full; }));
+  }
+  REQUIRE(writer.enqueue(-1, {}));
+  writer.stop();
+  CHECK(fake.batches.back() == std::vector<int>{-1});
 }
