@@ -23,7 +23,7 @@ std::unique_ptr<AccountingJournal> ControllerCore::makeAccountingJournal() {
 void ControllerCore::startAccounting() {
   if (!accountingJournal_) return;
   // A job recovery persisted already has its records journaled.
-  for (const auto& [id, job] : state_.jobs) accountingJournal_->rememberUnlessWritten(job, state_.cluster);
+  accountingJournal_->rememberUnlessWritten(state_.jobs, state_.cluster);
   // The events still open in the accounting store are this cluster's
   // history: the nodes' states are compared with them as they come back.
   accounting::EventQuery open;

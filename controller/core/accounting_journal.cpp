@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <spdlog/spdlog.h>
 
+#include "controller/rpc/views.h"
+
 namespace gantry::core {
 namespace {
 
@@ -28,9 +30,48 @@ AccountingJournal::AccountingJournal(store::JobStore& store, accounting::Account
                                      AccountingScope scope)
     : store_(store), accounting_(accounting), timers_(timers), post_(std::move(post)), scope_(std::move(scope)) {}
 
-std::vector<JournalRow> AccountingJournal::rowsFor(const JobRecord& job, const select::Cluster& cluster) {
+AccountingJournal::Persist AccountingJournal::persistOf(const JobRecord& job, const select::Cluster& cluster,
+                                                       v1::Job stored) {
+  // One allocation for everything both callbacks share.
+  struct Work {
+    v1::Job stored;
+    JobHeldTres held;
+    std::vector<JournalRow> rows;
+  };
+  auto work = std::make_shared<Work>();
+  work->stored = std::move(stored);
+  work->held = jobHeldTresOf(job, cluster);
+  Persist persist;
+  persist.stored = std::shared_ptr<const v1::Job>(work, &work->stored);
+  persist.encoder = [this, work] {
+    // The stored form holds all the records need but the cluster's
+    // counts, which came along: the grants' node indexes are not used.
+    JobRecord job = views::jobFromWire(work->stored, [](const std::string&) { return 0; });
+    work->rows = rowsFor(job, work->held);
+    store::JobStore::JournalRows out;
+    out.reserve(work->rows.size());
+    for (const auto& row : work->rows) out.emplace_back(row.sequence, encodeAccountingEntry(row.entry));
+    return out;
+  };
+  persist.committed = [this, id = job.id, work](const Status& status) {
+    // The records are durable with the change; only then do they go on.
+    if (status) deliver(std::move(work->rows));
+    else persistFailed(id, work->rows);
+  };
+  return persist;
+}
+
+void AccountingJournal::forgetJob(uint64_t job) {
+  store_.journal([this, job] {
+    lastWritten_.erase(job);
+    unwritten_.erase(job);
+    return store::JobStore::JournalRows{};
+  });
+}
+
+std::vector<JournalRow> AccountingJournal::rowsFor(const JobRecord& job, const JobHeldTres& held) {
   std::vector<accounting::JobRecord>& last = lastWritten_[job.id];
-  std::vector<accounting::JobRecord> now = accountingRecordsOf(job, cluster, scope_);
+  std::vector<accounting::JobRecord> now = accountingRecordsOf(job, held, scope_);
   std::vector<JournalRow> rows;
   // A run the job has left (requeued): close what was left open of it.
   if (!last.empty() && last.front().submitTime != now.front().submitTime) {
@@ -109,8 +150,15 @@ void AccountingJournal::forgetSettled() {
   store_.forgetJournalThrough(through);
 }
 
-void AccountingJournal::rememberUnlessWritten(const JobRecord& job, const select::Cluster& cluster) {
-  if (lastWritten_.count(job.id) == 0) lastWritten_[job.id] = accountingRecordsOf(job, cluster, scope_);
+void AccountingJournal::rememberUnlessWritten(const std::map<uint64_t, JobRecord>& jobs,
+                                              const select::Cluster& cluster) {
+  auto records = std::make_shared<std::map<uint64_t, std::vector<accounting::JobRecord>>>();
+  for (const auto& [id, job] : jobs) (*records)[id] = accountingRecordsOf(job, cluster, scope_);
+  // After the persists recovery queued: those journaled what they changed.
+  store_.journal([this, records] {
+    for (auto& [id, written] : *records) lastWritten_.try_emplace(id, std::move(written));
+    return store::JobStore::JournalRows{};
+  });
 }
 
 void AccountingJournal::journalEvents(const std::vector<accounting::NodeEvent>& events) {

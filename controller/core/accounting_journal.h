@@ -14,10 +14,16 @@
 // nothing. When a job's run ends by requeue, the record of that run is
 // closed (REQUEUED) and the next run starts a record of its own.
 //
-// Threading: rowsFor(), nodeEvents(), recover() and forgetJob() run on the
-// core's strand; deliver() and the store callbacks run on the stores'
-// writer threads. A delivery that fails is retried from the strand with a
-// growing delay; the core never waits for either store.
+// Threading: the records are built where the job's stored form is
+// encoded, on the state store's writer thread, so accounting costs the
+// core's strand only counting what the allocations hold (persistOf). What
+// was last written (lastWritten_, unwritten_) belongs to the writer thread:
+// the strand reaches it only through the store's queue (forgetJob,
+// rememberUnlessWritten), which keeps it in order with the persists.
+// nodeEvents() and recover() run on the strand; deliver() and the store
+// callbacks run on the stores' writer threads. A delivery that fails is
+// retried from the strand with a growing delay; the core never waits for
+// either store.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +40,7 @@
 #include "controller/core/accounting_codec.h"
 #include "controller/core/accounting_view.h"
 #include "controller/store/job_store.h"
+#include "gantry/v1/types.pb.h"
 
 namespace gantry::core {
 
@@ -49,20 +56,29 @@ class AccountingJournal {
 
   const AccountingScope& scope() const { return scope_; }
 
-  // The rows a persist of `job` must carry: the records that changed since
-  // the last ones written for it.
-  std::vector<JournalRow> rowsFor(const JobRecord& job, const select::Cluster& cluster);
+  // A persist of `job` (strand): `stored` is its stored form. The encoder
+  // goes to JobStore::saveJob with it and builds, on the writer thread,
+  // the job's records from `stored`, journaling those that changed since
+  // the last ones written; `committed` is to run with the commit's status
+  // (it hands the rows on, or takes back what the failed persist claimed).
+  struct Persist {
+    std::shared_ptr<const v1::Job> stored;
+    store::JobStore::JournalEncoder encoder;
+    std::function<void(const Status&)> committed;
+  };
+  Persist persistOf(const JobRecord& job, const select::Cluster& cluster, v1::Job stored);
+  // The job left the controller's memory (strand).
+  void forgetJob(uint64_t job);
+  // At start (strand): the records last written for the recovered jobs
+  // (not journaled again), unless recovery persisted them already.
+  void rememberUnlessWritten(const std::map<uint64_t, JobRecord>& jobs, const select::Cluster& cluster);
+
+  // The rows a persist must carry: the records of `job` that changed since
+  // the last ones written for it (writer thread; public for tests).
+  std::vector<JournalRow> rowsFor(const JobRecord& job, const JobHeldTres& held);
   // A persist that carried rows failed: write the job's records again
-  // next time; the rows never reached the journal.
+  // next time; the rows never reached the journal (writer thread).
   void persistFailed(uint64_t job, const std::vector<JournalRow>& rows);
-  // The job left the controller's memory.
-  void forgetJob(uint64_t job) {
-    lastWritten_.erase(job);
-    unwritten_.erase(job);
-  }
-  // At start: what was last written for a recovered job (not journaled
-  // again), unless recovery persisted it already.
-  void rememberUnlessWritten(const JobRecord& job, const select::Cluster& cluster);
 
   // Journals node events on their own and delivers them once durable.
   void journalEvents(const std::vector<accounting::NodeEvent>& events);
@@ -97,8 +113,8 @@ class AccountingJournal {
   std::function<void(std::function<void()>)> post_;
   AccountingScope scope_;
   uint64_t nextSequence_ = 1;
-  std::map<uint64_t, std::vector<accounting::JobRecord>> lastWritten_;  // strand only
-  // Ended records of an earlier run whose persist failed, for the job's next one (strand only).
+  std::map<uint64_t, std::vector<accounting::JobRecord>> lastWritten_;  // writer thread only
+  // Ended records of an earlier run whose persist failed, for the job's next one (writer thread only).
   std::map<uint64_t, std::vector<accounting::JobRecord>> unwritten_;
 
   mutable std::mutex mutex_;  // guards what follows

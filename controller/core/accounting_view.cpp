@@ -52,24 +52,26 @@ void addGres(std::map<std::string, uint64_t>& counts, const std::string& name, c
   if (!type.empty()) counts["gres/" + name + ":" + type] += amount;
 }
 
-// The grants on the named nodes only (a step's, or the batch host's).
+// The grants on the named nodes only (the batch host's).
 select::Allocation grantsOn(const select::Allocation& allocation, const std::vector<std::string>& names,
-                            const std::vector<std::string>& wanted) {
+                            const std::string& wanted) {
   select::Allocation out;
   out.owner = allocation.owner;
   for (size_t i = 0; i < allocation.nodes.size() && i < names.size(); ++i) {
-    if (std::find(wanted.begin(), wanted.end(), names[i]) != wanted.end()) out.nodes.push_back(allocation.nodes[i]);
+    if (names[i] == wanted) out.nodes.push_back(allocation.nodes[i]);
   }
   return out;
 }
 
-uint32_t cpusIn(const select::Allocation& allocation, const select::Cluster& cluster) {
-  uint32_t cpus = 0;
-  for (const auto& grant : allocation.nodes) {
-    if (grant.node < 0 || grant.node >= cluster.nodeCount()) continue;
-    cpus += static_cast<uint32_t>(detail::cpusOf(grant, cluster.node(grant.node)));
+// Devices of one name and type come in runs (a node's GPUs are alike):
+// a run is one entry.
+void countGres(std::vector<HeldTres::Gres>& gres, const std::string& name, const std::string& type, uint64_t count) {
+  if (count == 0) return;
+  if (!gres.empty() && gres.back().name == name && gres.back().type == type) {
+    gres.back().count += count;
+    return;
   }
-  return cpus;
+  gres.push_back({.name = name, .type = type, .count = count});
 }
 
 }  // namespace
@@ -91,26 +93,54 @@ std::string tresText(const std::map<std::string, uint64_t>& counts) {
   return out;
 }
 
-std::map<std::string, uint64_t> allocatedTres(const select::Allocation& allocation, const select::Cluster& cluster) {
-  std::map<std::string, uint64_t> counts;
+HeldTres heldTresOf(const select::Allocation& allocation, const select::Cluster& cluster) {
+  HeldTres held;
   for (const auto& grant : allocation.nodes) {
     if (grant.node < 0 || grant.node >= cluster.nodeCount()) continue;
     const select::NodeInfo& info = cluster.node(grant.node);
-    counts["cpu"] += static_cast<uint64_t>(detail::cpusOf(grant, info));
-    if (grant.memoryMb != 0) counts["mem"] += grant.memoryMb;
-    counts["node"] += 1;
+    held.nodes += 1;
+    held.cpus += static_cast<uint32_t>(detail::cpusOf(grant, info));
+    held.memoryMb += grant.memoryMb;
     for (int device : grant.devices) {
       if (device < 0 || device >= static_cast<int>(info.devices.size())) continue;
-      addGres(counts, info.devices[device].name, info.devices[device].type, 1);
+      countGres(held.gres, info.devices[device].name, info.devices[device].type, 1);
     }
-    for (const auto& share : grant.shares) addGres(counts, share.name, "", share.count);
+    for (const auto& share : grant.shares) countGres(held.gres, share.name, "", share.count);
     for (const auto& [key, amount] : grant.countGres) {
       auto colon = key.find(':');
-      addGres(counts, key.substr(0, colon), colon == std::string::npos ? "" : key.substr(colon + 1), amount);
+      countGres(held.gres, key.substr(0, colon), colon == std::string::npos ? "" : key.substr(colon + 1), amount);
     }
   }
-  if (counts.count("cpu")) counts["billing"] = counts["cpu"];
-  return counts;
+  return held;
+}
+
+std::string heldTresText(const HeldTres& held) {
+  if (held.nodes == 0) return "";
+  std::map<std::string, uint64_t> counts;
+  counts["cpu"] = held.cpus;
+  counts["billing"] = held.cpus;
+  counts["node"] = held.nodes;
+  if (held.memoryMb != 0) counts["mem"] = held.memoryMb;
+  for (const auto& gres : held.gres) addGres(counts, gres.name, gres.type, gres.count);
+  return tresText(counts);
+}
+
+JobHeldTres jobHeldTresOf(const JobRecord& job, const select::Cluster& cluster) {
+  JobHeldTres held;
+  if (job.nodeNames.empty()) return held;
+  held.job = heldTresOf(job.allocation, cluster);
+  // Steps are recorded once the job has started (accountingRecordsOf).
+  if (job.startTime == 0) return held;
+  if (job.isBatch()) {
+    held.batchHost = job.nodeNames.size() == 1 ? held.job
+                                               : heldTresOf(grantsOn(job.allocation, job.nodeNames, job.batchHost()),
+                                                            cluster);
+  }
+  for (const auto& [id, step] : job.steps) {
+    if (step.startTime < job.requeueTime) continue;
+    held.steps.emplace(id, heldTresOf(step.allocation, cluster));
+  }
+  return held;
 }
 
 std::map<std::string, uint64_t> requestedTres(const v1::JobSpec& spec) {
@@ -132,7 +162,7 @@ std::map<std::string, uint64_t> requestedTres(const v1::JobSpec& spec) {
   return counts;
 }
 
-std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, const select::Cluster& cluster,
+std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, const JobHeldTres& held,
                                                        const AccountingScope& scope) {
   std::vector<accounting::JobRecord> records;
   // Built on every persist of the job: one allocation, no record copied
@@ -165,9 +195,9 @@ std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, con
   }
   whole.nodeCount = static_cast<uint32_t>(job.nodeNames.size());
   whole.nodeList = detail::nodeListOf(job.nodeNames);
-  whole.allocCpus = cpusIn(job.allocation, cluster);
+  whole.allocCpus = held.job.cpus;
   whole.reqTres = tresText(requestedTres(job.spec));
-  whole.allocTres = job.nodeNames.empty() ? "" : tresText(allocatedTres(job.allocation, cluster));
+  whole.allocTres = job.nodeNames.empty() ? "" : heldTresText(held.job);
   whole.reason = reasonText(job.reason, job.reasonDetail);
   whole.comment = job.spec.comment();
   if (job.startTime == 0 || job.nodeNames.empty()) {
@@ -191,9 +221,8 @@ std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, con
       batch.allocCpus = whole.allocCpus;
       batch.allocTres = whole.allocTres;
     } else {
-      select::Allocation onHost = grantsOn(job.allocation, job.nodeNames, {job.batchHost()});
-      batch.allocCpus = cpusIn(onHost, cluster);
-      batch.allocTres = tresText(allocatedTres(onHost, cluster));
+      batch.allocCpus = held.batchHost.cpus;
+      batch.allocTres = heldTresText(held.batchHost);
     }
     batch.usageIn = usageText(job.batchUsage, scope.tracked);
     records.push_back(std::move(batch));
@@ -224,8 +253,11 @@ std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, con
     numbered.exitCode = {step.exitCode, 0};
     numbered.nodeCount = static_cast<uint32_t>(step.nodes.size());
     numbered.nodeList = detail::nodeListOf(step.nodes);
-    numbered.allocCpus = cpusIn(step.allocation, cluster);
-    numbered.allocTres = tresText(allocatedTres(step.allocation, cluster));
+    auto stepHeld = held.steps.find(id);
+    HeldTres none;
+    const HeldTres& onStep = stepHeld != held.steps.end() ? stepHeld->second : none;
+    numbered.allocCpus = onStep.cpus;
+    numbered.allocTres = heldTresText(onStep);
     numbered.usageIn = usageText(step.usage, scope.tracked);
     records.push_back(std::move(numbered));
   }

@@ -231,23 +231,18 @@ void EffectExecutor::refreshNode(NodeRecord& node, bool hardwareChanged) {
 // ---------------------------------------------------------------- store
 
 void EffectExecutor::persistJob(const JobRecord& job, std::function<void(const Status&)> done) {
-  std::vector<JournalRow> rows;
-  if (journal_ != nullptr) rows = journal_->rowsFor(job, state_.cluster);
   v1::Job stored = views::jobToWire(job, state_.cluster, views::kStoredDetail);
-  if (rows.empty()) return store_.saveJob(stored, std::move(done));
-  auto shared = std::make_shared<const std::vector<JournalRow>>(std::move(rows));
-  // The records are durable with the change; only then do they go on.
+  if (journal_ == nullptr) return store_.saveJob(stored, std::move(done));
+  // The job's accounting records are built from the stored form on the
+  // store's writer thread and journaled in the same transaction.
+  AccountingJournal::Persist persist = journal_->persistOf(job, state_.cluster, std::move(stored));
   store_.saveJob(
-      stored,
-      [this, id = job.id, shared, done = std::move(done)](const Status& status) {
-        if (status) {
-          journal_->deliver(*shared);
-        } else {
-          hooks_.post([this, id, shared] { journal_->persistFailed(id, *shared); });
-        }
+      *persist.stored,
+      [committed = std::move(persist.committed), done = std::move(done)](const Status& status) {
+        committed(status);
         if (done) done(status);
       },
-      AccountingJournal::encoderOf(shared));
+      std::move(persist.encoder));
 }
 
 void EffectExecutor::persistNode(const NodeRecord& node, std::function<void(const Status&)> done) {

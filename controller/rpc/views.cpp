@@ -62,6 +62,11 @@ void grantToWire(const select::NodeGrant& grant, const select::Cluster& cluster,
     out->set_device(share.device);
     out->set_count(share.count);
   }
+  for (const auto& [name, count] : grant.countGres) {
+    v1::CountGrant* out = alloc.add_count_gres();
+    out->set_name(name);
+    out->set_count(count);
+  }
   bool hasGres = !grant.devices.empty() || !grant.countGres.empty() || !grant.shares.empty();
   if (hasGres && grant.node >= 0 && grant.node < cluster.nodeCount()) {
     alloc.set_gres(select::formatGrantGres(cluster.node(grant.node), grant));
@@ -80,6 +85,9 @@ select::NodeGrant grantFromWire(const v1::NodeAllocation& alloc, int index) {
   for (const auto& share : alloc.shares()) {
     grant.shares.push_back({.name = share.name(), .device = share.device(), .count = share.count()});
   }
+  // Held again after a restart like the devices: without them a second
+  // job could be given the same units.
+  for (const auto& count : alloc.count_gres()) grant.countGres.emplace_back(count.name(), count.count());
   return grant;
 }
 

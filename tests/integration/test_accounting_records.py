@@ -195,3 +195,21 @@ def test_a_controller_killed_before_the_accounting_write_loses_no_record(cluster
     cluster.start_controller()
     time.sleep(1)
     assert sacct(cluster, "-j", f"{first},{second}", "-o", "JobID,State,ExitCode") == lines
+
+
+def test_a_count_gres_stays_in_alloctres_across_a_controller_restart(cluster_factory, backend):
+    # The record is rebuilt from the stored job after the restart: the
+    # units it holds must come back with it.
+    cluster = start(cluster_factory, backend, nodes=[{"name": "t1", "cpus": 2, "memory": 2000, "gres": "tok:4"}],
+                    extra_conf="GresTypes=gpu,shard,mps,tok\nAccountingStorageTRES=gres/tok\n")
+    job = cluster.sbatch("--gres=tok:3", "-n1", "--mem=100", "--wrap", "sleep 300")
+    wait_for(lambda: cluster.job_state(job) == "RUNNING", what="the job to run")
+    wait_sacct(cluster, lambda lines: any("gres/tok=3" in l for l in lines), "-X", "-j", str(job),
+               "-o", "JobID,AllocTRES")
+    cluster.kill_controller()
+    cluster.start_controller()
+    cluster.wait_nodes_up(["t1"])
+    cluster.cli("scancel", str(job))
+    lines = wait_sacct(cluster, lambda lines: any("CANCELLED" in l for l in lines), "-X", "-j", str(job),
+                       "-o", "JobID,State,AllocTRES")
+    assert "gres/tok=3" in lines[0], lines

@@ -63,3 +63,25 @@ def test_restarted_controller_never_hands_a_gpu_out_twice(cluster_factory):
     assert devices_of(cluster, started[0]) == freed
     holders = running_devices(cluster)
     assert all(len(jobs) == 1 for jobs in holders.values()), holders
+
+
+def test_restarted_controller_keeps_count_gres_held(cluster_factory):
+    # A GRES without device files is only a count: after a restart the
+    # running job must still hold its units, or a second job gets them too.
+    cluster = cluster_factory(nodes=[{"name": "c1", "cpus": 6, "memory": 6000, "gres": "tok:3"}],
+                              extra_conf="GresTypes=gpu,shard,mps,tok")
+    holder = cluster.sbatch("--gres=tok:2", "-n1", "--mem=100", "--wrap", "sleep 300")
+    wait_for(lambda: cluster.job_state(holder) == "RUNNING", what="the job holding two units to run")
+
+    cluster.kill_controller(signal.SIGKILL)
+    cluster.start_controller()
+    cluster.wait_nodes_up(["c1"])
+    waiting = cluster.sbatch("--gres=tok:2", "-n1", "--mem=100", "--wrap", "sleep 300")
+    time.sleep(2)
+    assert cluster.job_state(waiting) == "PENDING"
+    shown = cluster.cli("scontrol", "show", "node", "-d", "c1").stdout
+    assert "GresUsed=tok:2" in shown, shown
+
+    cluster.cli("scancel", str(holder))
+    wait_for(lambda: cluster.job_state(waiting) == "RUNNING", what="the waiting job to get the freed units")
+    cluster.cli("scancel", str(waiting))

@@ -5,6 +5,7 @@
 #include "controller/core/accounting_codec.h"
 #include "controller/core/accounting_view.h"
 #include "controller/core/node_accounting.h"
+#include "controller/rpc/views.h"
 
 using namespace gantry;
 using core::JobState;
@@ -241,6 +242,121 @@ TEST_CASE("accounting view: one row per rule", "[accounting][view]") {
     auto job = runningBatchJob();
     row.change(job);
     row.check(core::accountingRecordsOf(job, cluster, scopeOf({"gres/gpu"}, row.externSteps)));
+  }
+}
+
+TEST_CASE("accounting view: the stored form of a job gives the records the core's record gives",
+          "[accounting][view]") {
+  // The journal builds records on the store's writer thread from the job's
+  // stored form and the allocations' counts (jobHeldTresOf), never from
+  // the core's record: whatever a record shows must survive that trip.
+  select::Cluster cluster;
+  for (const char* name : {"x7", "x8"}) {
+    select::NodeInfo node;
+    node.name = name;
+    node.coresPerSocket = 4;
+    node.threadsPerCore = 2;
+    node.realMemoryMb = 32000;
+    for (const char* type : {"l40s", "l40s", "h100"}) {
+      gres::DeviceInfo gpu;
+      gpu.name = "gpu";
+      gpu.type = type;
+      node.devices.push_back(gpu);
+    }
+    cluster.addNode(node);
+  }
+  struct Row {
+    const char* rule;
+    std::function<void(core::JobRecord&)> change;
+  };
+  const Row rows[] = {
+      {"a running batch job", [](auto&) {}},
+      {"a pending job", [](auto& job) {
+         job.state = JobState::Pending;
+         job.startTime = 0;
+         job.nodeNames.clear();
+         job.allocation.nodes.clear();
+       }},
+      {"two nodes: devices of two types, shares, count GRES, the batch host's part",
+       [](auto& job) {
+         select::NodeGrant second;
+         second.node = 1;
+         second.cores = {0, 1};
+         second.memoryMb = 1000;
+         second.devices = {0, 2};
+         second.shares = {{.name = "shard", .device = 1, .count = 3}};
+         second.countGres = {{"tok", 2}, {"lic:site", 1}};
+         job.allocation.nodes.push_back(second);
+         job.nodeNames.push_back("x8");
+       }},
+      {"steps of this run and of an earlier one, one still running",
+       [](auto& job) {
+         core::StepRecord old, done, running;
+         old.id = 0, old.startTime = 5011, old.endTime = 5012, old.nodes = {"x7"};
+         old.allocation = job.allocation;
+         done.id = 1, done.exitCode = 3, done.startTime = 5030, done.endTime = 5040, done.nodes = {"x7"};
+         done.allocation = job.allocation;
+         done.usage = {accounting::TaskUsageSample{.node = "x7", .task = 0, .cpuSeconds = 7, .memBytes = 4096}};
+         running.id = 2, running.startTime = 5041, running.nodes = {"x7"}, running.nodesLeft = {"x7"};
+         running.allocation = job.allocation;
+         job.steps = {{0, old}, {1, done}, {2, running}};
+         job.requeueTime = 5020;
+         job.startTime = 5025;
+       }},
+      {"a cancelled job with its reason and usage",
+       [](auto& job) {
+         job.state = JobState::Cancelled;
+         job.endTime = 5100;
+         job.cancelledBy = 0;
+         job.reason = core::JobReason::StepFailed;
+         job.reasonDetail = "launch failed";
+         job.batchUsage = {accounting::TaskUsageSample{.node = "x7", .task = 0, .cpuSeconds = 11, .memBytes = 8192}};
+         job.spec.set_comment("c");
+         job.spec.set_account("a");
+       }},
+  };
+  auto scope = scopeOf({"gres/gpu"}, true);
+  for (const auto& row : rows) {
+    INFO(row.rule);
+    auto job = runningBatchJob();
+    job.allocation.nodes[0].cores = {0, 1, 2};
+    row.change(job);
+    v1::Job stored = views::jobToWire(job, cluster, views::kStoredDetail);
+    core::JobRecord back = views::jobFromWire(stored, [](const std::string&) { return 0; });
+    auto fromStored = core::accountingRecordsOf(back, core::jobHeldTresOf(job, cluster), scope);
+    auto fromCore = core::accountingRecordsOf(job, cluster, scope);
+    REQUIRE(fromStored.size() == fromCore.size());
+    for (size_t i = 0; i < fromCore.size(); ++i) {
+      INFO("record " << i << " (step '" << fromCore[i].stepId << "')");
+      CHECK(fromStored[i] == fromCore[i]);
+    }
+  }
+}
+
+TEST_CASE("accounting view: what is held, in AllocTRES", "[accounting][view]") {
+  struct Row {
+    const char* rule;
+    core::HeldTres held;
+    const char* text;
+  };
+  using Gres = core::HeldTres::Gres;
+  const Row rows[] = {
+      {"nothing held, no text", {}, ""},
+      {"billing follows the cpus; memory in its largest unit", {.nodes = 2, .cpus = 6, .memoryMb = 4096},
+       "billing=6,cpu=6,mem=4G,node=2"},
+      {"no memory asked, no mem", {.nodes = 1, .cpus = 1}, "billing=1,cpu=1,node=1"},
+      {"devices by name and by type; runs of one kind summed",
+       {.nodes = 1,
+        .cpus = 2,
+        .gres = {Gres{"gpu", "l40s", 2}, Gres{"gpu", "h100", 1}, Gres{"gpu", "l40s", 1}}},
+       "billing=2,cpu=2,gres/gpu=4,gres/gpu:h100=1,gres/gpu:l40s=3,node=1"},
+      {"shares and untyped counts have no typed entry",
+       {.nodes = 1, .cpus = 1, .gres = {Gres{"shard", "", 5}, Gres{"tok", "", 2}, Gres{"zero", "", 0}}},
+       "billing=1,cpu=1,gres/shard=5,gres/tok=2,node=1"},
+  };
+  for (const auto& row : rows) {
+    INFO(row.rule);
+    CHECK(core::heldTresText(row.held) == row.text);
   }
 }
 
