@@ -314,6 +314,7 @@ int main(int argc, char** argv) {
   store.close();
   // After the core has stopped: everything it queued is written.
   if (accounting) {
+    core.flushAccounting();
     accounting->flush();
     accounting->close();
   }

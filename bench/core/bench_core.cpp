@@ -315,7 +315,10 @@ class Bench {
   void settle() {
     do {
       store_.flush();
-      if (accounting_ != nullptr) accounting_->flush();
+      if (accounting_ != nullptr) {
+        core_->flushAccounting();
+        accounting_->flush();
+      }
     } while (io_.poll() > 0);
   }
 

@@ -47,4 +47,8 @@ void ControllerCore::recordNodeEvents(const NodeRecord& node) {
   accountingJournal_->journalEvents(nodeEvents_.update(node.conf.name, *wanted, now()));
 }
 
+void ControllerCore::flushAccounting() {
+  if (accountingJournal_) accountingJournal_->flush();
+}
+
 }  // namespace gantry::core

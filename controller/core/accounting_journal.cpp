@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <spdlog/spdlog.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include "controller/rpc/views.h"
 
@@ -28,50 +30,147 @@ std::string describe(const AccountingEntry& entry) {
 AccountingJournal::AccountingJournal(store::JobStore& store, accounting::AccountingStore& accounting,
                                      TimerQueue& timers, std::function<void(std::function<void()>)> post,
                                      AccountingScope scope)
-    : store_(store), accounting_(accounting), timers_(timers), post_(std::move(post)), scope_(std::move(scope)) {}
+    : store_(store), accounting_(accounting), timers_(timers), post_(std::move(post)), scope_(std::move(scope)) {
+  builder_ = std::thread([this] { runBuilder(); });
+}
+
+AccountingJournal::~AccountingJournal() {
+  {
+    std::lock_guard lock(recordsMutex_);
+    stopping_ = true;
+  }
+  builderWake_.notify_one();
+  builder_.join();
+}
 
 AccountingJournal::Persist AccountingJournal::persistOf(const JobRecord& job, const select::Cluster& cluster,
                                                        v1::Job stored) {
-  // One allocation for everything both callbacks share.
-  struct Work {
-    v1::Job stored;
-    JobHeldTres held;
-    std::vector<JournalRow> rows;
-  };
-  auto work = std::make_shared<Work>();
+  auto work = std::make_shared<PersistWork>();
   work->stored = std::move(stored);
   work->held = jobHeldTresOf(job, cluster);
   Persist persist;
   persist.stored = std::shared_ptr<const v1::Job>(work, &work->stored);
   persist.encoder = [this, work] {
+    uint64_t id = work->stored.job_id();
+    std::lock_guard lock(recordsMutex_);
+    work->order = ++encodedOrder_;
+    if (!mayEndRecords(work->stored)) {
+      // Nothing to journal: the builder makes the records once durable.
+      deferred_[id].committing = work;
+      return store::JobStore::JournalRows{};
+    }
+    // This persist's records cover every change before it.
+    deferred_.erase(id);
+    work->inline_ = true;
     // The stored form holds all the records need but the cluster's
     // counts, which came along: the grants' node indexes are not used.
-    JobRecord job = views::jobFromWire(work->stored, [](const std::string&) { return 0; });
-    work->rows = rowsFor(job, work->held);
-    store::JobStore::JournalRows out;
-    out.reserve(work->rows.size());
-    for (const auto& row : work->rows) out.emplace_back(row.sequence, encodeAccountingEntry(row.entry));
-    return out;
+    JobRecord built = views::jobFromWire(work->stored, [](const std::string&) { return 0; });
+    work->rows = rowsFor(built, work->held);
+    lastWritten_[id].order = work->order;
+    return encodeRows(work->rows);
   };
-  persist.committed = [this, id = job.id, work](const Status& status) {
+  persist.committed = [this, work](const Status& status) {
+    if (!work->inline_) return deferredCommitted(work, status);
     // The records are durable with the change; only then do they go on.
-    if (status) deliver(std::move(work->rows));
-    else persistFailed(id, work->rows);
+    if (status) return deliver(std::move(work->rows));
+    std::lock_guard lock(recordsMutex_);
+    persistFailed(work->stored.job_id(), work->rows);
   };
   return persist;
 }
 
+bool AccountingJournal::mayEndRecords(const v1::Job& stored) const {
+  JobState state = views::fromWire(stored.state());
+  if (isEnded(state) || state == JobState::Completing) return true;
+  if (unwritten_.count(stored.job_id()) != 0) return true;
+  // A requeue closes the records of the run it ends.
+  auto last = lastWritten_.find(stored.job_id());
+  int64_t run = stored.requeue_time() != 0 ? stored.requeue_time() : stored.submit_time();
+  if (last != lastWritten_.end() && !last->second.records.empty() && last->second.records.front().submitTime != run) {
+    return true;
+  }
+  for (const auto& step : stored.steps()) {
+    if (step.start_time() >= stored.requeue_time() && step.nodes_left().empty()) return true;
+  }
+  return false;
+}
+
+void AccountingJournal::deferredCommitted(const std::shared_ptr<PersistWork>& work, const Status& status) {
+  uint64_t id = work->stored.job_id();
+  {
+    std::lock_guard lock(recordsMutex_);
+    auto entry = deferred_.find(id);
+    // Superseded meanwhile by a persist built on the writer thread.
+    if (entry == deferred_.end() || entry->second.committing != work) return;
+    entry->second.committing.reset();
+    if (!status) {
+      // The store still holds the persist before it, if any waits here.
+      if (!entry->second.durable) deferred_.erase(entry);
+      return;
+    }
+    bool queued = entry->second.durable != nullptr;
+    entry->second.durable = work;
+    if (queued) return;
+    ready_.push_back(id);
+    if (ready_.size() > 1) return;
+  }
+  builderWake_.notify_one();
+}
+
+void AccountingJournal::runBuilder() {
+  // Background work: a tenth of a busy core's time, as the accounting
+  // store's writer (group_commit_writer.h).
+  sched_param idle{};
+  pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
+  std::unique_lock lock(recordsMutex_);
+  for (;;) {
+    builderWake_.wait(lock, [this] { return stopping_ || !ready_.empty(); });
+    if (stopping_) return;
+    uint64_t id = ready_.front();
+    ready_.pop_front();
+    auto entry = deferred_.find(id);
+    if (entry == deferred_.end() || !entry->second.durable) continue;
+    std::shared_ptr<PersistWork> work = std::move(entry->second.durable);
+    if (!entry->second.committing) deferred_.erase(entry);
+    building_ = true;
+    lock.unlock();
+    // The costly part, outside the lock the writer thread takes.
+    JobRecord built = views::jobFromWire(work->stored, [](const std::string&) { return 0; });
+    std::vector<accounting::JobRecord> records = accountingRecordsOf(built, work->held, scope_);
+    lock.lock();
+    Written& last = lastWritten_[id];
+    if (last.order < work->order) {
+      // Kept in order with the writer thread's deliveries by the lock.
+      std::vector<JournalRow> rows = rowsFrom(built, std::move(records));
+      last.order = work->order;
+      deliver(std::move(rows));
+    }
+    building_ = false;
+    if (ready_.empty()) builderIdle_.notify_all();
+  }
+}
+
+void AccountingJournal::flush() {
+  std::unique_lock lock(recordsMutex_);
+  builderIdle_.wait(lock, [this] { return stopping_ || (ready_.empty() && !building_); });
+}
+
 void AccountingJournal::forgetJob(uint64_t job) {
   store_.journal([this, job] {
+    std::lock_guard lock(recordsMutex_);
     lastWritten_.erase(job);
     unwritten_.erase(job);
+    deferred_.erase(job);
     return store::JobStore::JournalRows{};
   });
 }
 
 std::vector<JournalRow> AccountingJournal::rowsFor(const JobRecord& job, const JobHeldTres& held) {
-  std::vector<accounting::JobRecord>& last = lastWritten_[job.id];
-  std::vector<accounting::JobRecord> now = accountingRecordsOf(job, held, scope_);
+  return rowsFrom(job, accountingRecordsOf(job, held, scope_));
+}
+
+std::vector<JournalRow> AccountingJournal::rowsFrom(const JobRecord& job, std::vector<accounting::JobRecord> now) {
+  std::vector<accounting::JobRecord>& last = lastWritten_[job.id].records;
   std::vector<JournalRow> rows;
   // A run the job has left (requeued): close what was left open of it.
   if (!last.empty() && last.front().submitTime != now.front().submitTime) {
@@ -79,7 +178,7 @@ std::vector<JournalRow> AccountingJournal::rowsFor(const JobRecord& job, const J
       if (ended(record)) continue;
       accounting::JobRecord closed = requeuedRun(record, job.requeueTime);
       if (!record.stepId.empty()) closed.state = "CANCELLED";
-      rows.push_back({nextSequence(), closed});
+      rows.push_back(rowOf(std::move(closed)));
     }
     last.clear();
   }
@@ -88,17 +187,25 @@ std::vector<JournalRow> AccountingJournal::rowsFor(const JobRecord& job, const J
       bool thisRun = std::any_of(now.begin(), now.end(), [&](const auto& r) {
         return r.stepId == record.stepId && r.submitTime == record.submitTime;
       });
-      if (!thisRun) rows.push_back({nextSequence(), record});
+      if (!thisRun) rows.push_back(rowOf(record));
     }
     unwritten_.erase(carried);
   }
   for (const auto& record : now) {
     auto same = std::find_if(last.begin(), last.end(), [&](const auto& r) { return r.stepId == record.stepId; });
     if (same != last.end() && *same == record) continue;
-    rows.push_back({nextSequence(), record});
+    rows.push_back(rowOf(record));
   }
   last = std::move(now);
   return rows;
+}
+
+JournalRow AccountingJournal::rowOf(accounting::JobRecord record) {
+  // An open record can be built again from the stored job, which the same
+  // transaction writes; an ended one may outlive the stored job (a job's
+  // purge, a requeue's new run), so only it takes a journal row.
+  uint64_t sequence = ended(record) ? nextSequence() : kNotJournaled;
+  return {sequence, std::move(record)};
 }
 
 uint64_t AccountingJournal::nextSequence() {
@@ -154,11 +261,27 @@ void AccountingJournal::rememberUnlessWritten(const std::map<uint64_t, JobRecord
                                               const select::Cluster& cluster) {
   auto records = std::make_shared<std::map<uint64_t, std::vector<accounting::JobRecord>>>();
   for (const auto& [id, job] : jobs) (*records)[id] = accountingRecordsOf(job, cluster, scope_);
-  // After the persists recovery queued: those journaled what they changed.
-  store_.journal([this, records] {
-    for (auto& [id, written] : *records) lastWritten_.try_emplace(id, std::move(written));
-    return store::JobStore::JournalRows{};
-  });
+  auto open = std::make_shared<std::vector<JournalRow>>();
+  // After the persists recovery queued: those delivered what they changed.
+  store_.journal(
+      [this, records, open] {
+        std::lock_guard lock(recordsMutex_);
+        for (auto& [id, written] : *records) {
+          // One left to the builder delivers all its records itself.
+          if (deferred_.count(id) != 0) continue;
+          auto [at, fresh] = lastWritten_.try_emplace(id, Written{.order = 0, .records = std::move(written)});
+          if (!fresh) continue;
+          // Open records were never journaled: whether they reached the
+          // accounting store before the stop is unknown, so they go again
+          // (its writes are idempotent). Ended ones are in the journal, or
+          // were delivered before it was cut.
+          for (const auto& record : at->second.records) {
+            if (!ended(record)) open->push_back({kNotJournaled, record});
+          }
+        }
+        return store::JobStore::JournalRows{};
+      },
+      [this, open](const Status&) { deliver(std::move(*open)); });
 }
 
 void AccountingJournal::journalEvents(const std::vector<accounting::NodeEvent>& events) {
@@ -176,12 +299,15 @@ void AccountingJournal::journalEvents(const std::vector<accounting::NodeEvent>& 
 }
 
 store::JobStore::JournalEncoder AccountingJournal::encoderOf(std::shared_ptr<const std::vector<JournalRow>> rows) {
-  return [rows = std::move(rows)] {
-    store::JobStore::JournalRows out;
-    out.reserve(rows->size());
-    for (const auto& row : *rows) out.emplace_back(row.sequence, encodeAccountingEntry(row.entry));
-    return out;
-  };
+  return [rows = std::move(rows)] { return encodeRows(*rows); };
+}
+
+store::JobStore::JournalRows AccountingJournal::encodeRows(const std::vector<JournalRow>& rows) {
+  store::JobStore::JournalRows out;
+  for (const auto& row : rows) {
+    if (row.sequence != kNotJournaled) out.emplace_back(row.sequence, encodeAccountingEntry(row.entry));
+  }
+  return out;
 }
 
 void AccountingJournal::deliver(std::vector<JournalRow> rows) {

@@ -134,6 +134,9 @@ class ControllerCore {
     size_t started = 0;  // jobs it started
   };
   void schedulePass(Reply<SchedulePassReport> reply);
+  // Blocks until every accounting record of a durable persist is with the
+  // accounting store's queue (tests, benchmarks, shutdown; any thread).
+  void flushAccounting();
 
   // Applies a freshly loaded gantry.conf (reconfigure.cpp): partitions,
   // limits and node definitions change in place; new nodes are added.

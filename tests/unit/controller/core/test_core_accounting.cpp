@@ -6,8 +6,10 @@
 #include "tests/unit/controller/core/core_harness.h"
 
 #include <filesystem>
+#include <set>
 
 #include "controller/accounting/accounting_open.h"
+#include "controller/core/accounting_codec.h"
 
 using namespace gantry;
 using testing::CoreHarness;
@@ -73,6 +75,7 @@ void settleBoth(CoreHarness& h, accounting::AccountingStore& store) {
   for (int i = 0; i < 4; ++i) {
     h.settle();
     h.store.flush();
+    h.core->flushAccounting();
     store.flush();
   }
   h.settle();
@@ -207,6 +210,71 @@ TEST_CASE("a record the accounting store could not take survives a controller re
     REQUIRE(snapshot.ok());
     CHECK(snapshot->accountingJournal.empty());
   }
+}
+
+TEST_CASE("open records take no journal row and still reach the accounting store after a restart",
+          "[core][accounting]") {
+  std::string db = tempDb();
+  std::string acct = accountingPath();
+  uint64_t running = 0, held = 0;
+  {
+    // Nothing reaches the accounting store before the stop.
+    auto unreachable = openStore(acct);
+    unreachable->close();
+    CoreHarness h(gpuConf(), db, nullptr, {}, 300, unreachable.get());
+    registerGpuNodes(h);
+    auto started = h.submit(batchJob("open-run"), kAda);
+    v1::JobSpec waiting = batchJob("open-wait");
+    waiting.set_hold(true);
+    auto queued = h.submit(waiting, kAda);
+    REQUIRE(started.ok());
+    REQUIRE(queued.ok());
+    running = *started;
+    held = *queued;
+    h.settle();
+    h.store.flush();
+    // Their stored forms hold all the records say: nothing is journaled.
+    auto snapshot = h.store.load(0, 0);
+    REQUIRE(snapshot.ok());
+    CHECK(snapshot->accountingJournal.empty());
+  }
+  auto store = openStore(acct);
+  CoreHarness h(gpuConf(), db, nullptr, {}, 300, store.get());
+  settleBoth(h, *store);
+  auto records = recordsOf(*store, running);
+  REQUIRE(records.size() == 2);  // the job and its batch step, once each
+  CHECK(records[0].state == "RUNNING");
+  REQUIRE(step(records, "batch") != nullptr);
+  CHECK(step(records, "batch")->state == "RUNNING");
+  records = recordsOf(*store, held);
+  REQUIRE(records.size() == 1);
+  CHECK(records[0].state == "PENDING");
+}
+
+TEST_CASE("an ended record is journaled until the accounting store has it", "[core][accounting]") {
+  std::string db = tempDb();
+  auto unreachable = openStore(accountingPath());
+  unreachable->close();
+  CoreHarness h(gpuConf(), db, nullptr, {}, 300, unreachable.get());
+  registerGpuNodes(h);
+  auto id = h.submit(batchJob("ends-unstored"), kAda);
+  REQUIRE(id.ok());
+  h.settle();
+  batchEnded(h, *id, h.job(*id).batch_host(), 0);
+  h.settle();
+  h.store.flush();
+  auto snapshot = h.store.load(0, 0);
+  REQUIRE(snapshot.ok());
+  // The job's record and its batch step's, only ended ones.
+  std::set<std::string> journaled;
+  for (const auto& [sequence, text] : snapshot->accountingJournal) {
+    auto entry = core::decodeAccountingEntry(text);
+    REQUIRE(entry.ok());
+    const auto& record = std::get<accounting::JobRecord>(*entry);
+    CHECK(record.endTime != 0);
+    journaled.insert(record.stepId.empty() ? "job" : record.stepId);
+  }
+  CHECK(journaled == std::set<std::string>{"job", "batch"});
 }
 
 TEST_CASE("a cancelled job records who cancelled it", "[core][accounting]") {
