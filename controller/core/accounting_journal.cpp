@@ -1,6 +1,7 @@
 #include "controller/core/accounting_journal.h"
 
 #include <algorithm>
+#include <chrono>
 #include <spdlog/spdlog.h>
 #include <pthread.h>
 #include <sched.h>
@@ -14,6 +15,11 @@ constexpr int kFirstRetrySeconds = 2;
 constexpr int kLongestRetrySeconds = 60;
 constexpr uint64_t kForgetBatch = 512;
 constexpr int kForgetDelaySeconds = 2;
+// The builder waits for this long a pause in the persists, but never
+// longer than the second: what sacct shows lags a busy controller by at
+// most about that (and the accounting store's gather window).
+constexpr auto kBuilderQuietPeriod = std::chrono::milliseconds(20);
+constexpr auto kBuilderLongestWait = std::chrono::seconds(1);
 
 bool ended(const accounting::JobRecord& record) { return record.endTime != 0; }
 
@@ -54,18 +60,21 @@ AccountingJournal::Persist AccountingJournal::persistOf(const JobRecord& job, co
     uint64_t id = work->stored.job_id();
     std::lock_guard lock(recordsMutex_);
     work->order = ++encodedOrder_;
-    if (!mayEndRecords(work->stored)) {
+    std::shared_ptr<PersistWork> unbuilt = newestUnbuilt(id);
+    int64_t lastRun = unbuilt ? runOf(unbuilt->stored) : lastWrittenRun(id);
+    bool requeued = lastRun != kUnknownRun && lastRun != runOf(work->stored);
+    if (!requeued && !mayEndRecords(work->stored)) {
       // Nothing to journal: the builder makes the records once durable.
       deferred_[id].committing = work;
       return store::JobStore::JournalRows{};
     }
-    // This persist's records cover every change before it.
+    // This persist's records cover every change before it, but for the
+    // run a requeue ended: its last state, if not built yet, is built
+    // first, so that the run is recorded and then closed.
     deferred_.erase(id);
     work->inline_ = true;
-    // The stored form holds all the records need but the cluster's
-    // counts, which came along: the grants' node indexes are not used.
-    JobRecord built = views::jobFromWire(work->stored, [](const std::string&) { return 0; });
-    work->rows = rowsFor(built, work->held);
+    if (requeued && unbuilt) work->rows = rowsFor(fromStored(*unbuilt), unbuilt->held);
+    for (auto& row : rowsFor(fromStored(*work), work->held)) work->rows.push_back(std::move(row));
     lastWritten_[id].order = work->order;
     return encodeRows(work->rows);
   };
@@ -79,16 +88,35 @@ AccountingJournal::Persist AccountingJournal::persistOf(const JobRecord& job, co
   return persist;
 }
 
+JobRecord AccountingJournal::fromStored(const PersistWork& work) {
+  // The stored form holds all the records need but the cluster's counts,
+  // which came along: the grants' node indexes are not used.
+  return views::jobFromWire(work.stored, [](const std::string&) { return 0; });
+}
+
+int64_t AccountingJournal::runOf(const v1::Job& stored) {
+  return stored.requeue_time() != 0 ? stored.requeue_time() : stored.submit_time();
+}
+
+int64_t AccountingJournal::lastWrittenRun(uint64_t job) const {
+  auto last = lastWritten_.find(job);
+  if (last == lastWritten_.end() || last->second.records.empty()) return kUnknownRun;
+  return last->second.records.front().submitTime;
+}
+
+std::shared_ptr<AccountingJournal::PersistWork> AccountingJournal::newestUnbuilt(uint64_t job) const {
+  if (auto entry = deferred_.find(job); entry != deferred_.end()) {
+    if (entry->second.committing) return entry->second.committing;
+    if (entry->second.durable) return entry->second.durable;
+  }
+  if (auto building = inBuild_.find(job); building != inBuild_.end()) return building->second;
+  return nullptr;
+}
+
 bool AccountingJournal::mayEndRecords(const v1::Job& stored) const {
   JobState state = views::fromWire(stored.state());
   if (isEnded(state) || state == JobState::Completing) return true;
   if (unwritten_.count(stored.job_id()) != 0) return true;
-  // A requeue closes the records of the run it ends.
-  auto last = lastWritten_.find(stored.job_id());
-  int64_t run = stored.requeue_time() != 0 ? stored.requeue_time() : stored.submit_time();
-  if (last != lastWritten_.end() && !last->second.records.empty() && last->second.records.front().submitTime != run) {
-    return true;
-  }
   for (const auto& step : stored.steps()) {
     if (step.start_time() >= stored.requeue_time() && step.nodes_left().empty()) return true;
   }
@@ -110,6 +138,7 @@ void AccountingJournal::deferredCommitted(const std::shared_ptr<PersistWork>& wo
     }
     bool queued = entry->second.durable != nullptr;
     entry->second.durable = work;
+    ++arrivals_;
     if (queued) return;
     ready_.push_back(id);
     if (ready_.size() > 1) return;
@@ -118,33 +147,53 @@ void AccountingJournal::deferredCommitted(const std::shared_ptr<PersistWork>& wo
 }
 
 void AccountingJournal::runBuilder() {
-  // Background work: a tenth of a busy core's time, as the accounting
-  // store's writer (group_commit_writer.h).
+  // Background work: it runs only on a core nothing else wants.
   sched_param idle{};
   pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
   std::unique_lock lock(recordsMutex_);
   for (;;) {
     builderWake_.wait(lock, [this] { return stopping_ || !ready_.empty(); });
+    // A burst of persists (submissions, a pass starting jobs) is left to
+    // end first, within a bound: a job persisted again meanwhile is then
+    // built once, and the burst's own threads have the cores to themselves.
+    auto firstReady = std::chrono::steady_clock::now();
+    while (!stopping_ && flushing_ == 0) {
+      uint64_t seen = arrivals_;
+      builderWake_.wait_for(lock, kBuilderQuietPeriod, [this] { return stopping_ || flushing_ > 0; });
+      if (arrivals_ == seen || std::chrono::steady_clock::now() - firstReady >= kBuilderLongestWait) break;
+    }
     if (stopping_) return;
-    uint64_t id = ready_.front();
-    ready_.pop_front();
-    auto entry = deferred_.find(id);
-    if (entry == deferred_.end() || !entry->second.durable) continue;
-    std::shared_ptr<PersistWork> work = std::move(entry->second.durable);
-    if (!entry->second.committing) deferred_.erase(entry);
+    std::vector<std::shared_ptr<PersistWork>> works;
+    for (uint64_t id : ready_) {
+      auto entry = deferred_.find(id);
+      if (entry == deferred_.end() || !entry->second.durable) continue;
+      inBuild_[id] = entry->second.durable;
+      works.push_back(std::move(entry->second.durable));
+      if (!entry->second.committing) deferred_.erase(entry);
+    }
+    ready_.clear();
     building_ = true;
     lock.unlock();
     // The costly part, outside the lock the writer thread takes.
-    JobRecord built = views::jobFromWire(work->stored, [](const std::string&) { return 0; });
-    std::vector<accounting::JobRecord> records = accountingRecordsOf(built, work->held, scope_);
-    lock.lock();
-    Written& last = lastWritten_[id];
-    if (last.order < work->order) {
-      // Kept in order with the writer thread's deliveries by the lock.
-      std::vector<JournalRow> rows = rowsFrom(built, std::move(records));
-      last.order = work->order;
-      deliver(std::move(rows));
+    std::vector<std::pair<JobRecord, std::vector<accounting::JobRecord>>> built;
+    built.reserve(works.size());
+    for (const auto& work : works) {
+      JobRecord job = fromStored(*work);
+      std::vector<accounting::JobRecord> records = accountingRecordsOf(job, work->held, scope_);
+      built.emplace_back(std::move(job), std::move(records));
     }
+    lock.lock();
+    std::vector<JournalRow> rows;
+    for (size_t i = 0; i < works.size(); ++i) {
+      Written& last = lastWritten_[works[i]->stored.job_id()];
+      // A persist built on the writer thread since covers this one.
+      if (last.order >= works[i]->order) continue;
+      for (auto& row : rowsFrom(built[i].first, std::move(built[i].second))) rows.push_back(std::move(row));
+      last.order = works[i]->order;
+    }
+    // Under the lock: in order with the writer thread's deliveries.
+    deliver(std::move(rows));
+    inBuild_.clear();
     building_ = false;
     if (ready_.empty()) builderIdle_.notify_all();
   }
@@ -152,7 +201,10 @@ void AccountingJournal::runBuilder() {
 
 void AccountingJournal::flush() {
   std::unique_lock lock(recordsMutex_);
+  ++flushing_;
+  builderWake_.notify_one();
   builderIdle_.wait(lock, [this] { return stopping_ || (ready_.empty() && !building_); });
+  --flushing_;
 }
 
 void AccountingJournal::forgetJob(uint64_t job) {

@@ -157,9 +157,16 @@ class AccountingJournal {
     uint64_t order = 0;  // of the persist these were built from
     std::vector<accounting::JobRecord> records;
   };
-  // Whether the stored job may have a record that ended since the last
-  // written (so its persist must journal rows).
+  // Whether the stored job may have a record that ended (so its persist
+  // must journal rows).
   bool mayEndRecords(const v1::Job& stored) const;
+  // The job's newest persist whose records are not built yet (encoded,
+  // durable, or in the builder's hands), if any.
+  std::shared_ptr<PersistWork> newestUnbuilt(uint64_t job) const;
+  static constexpr int64_t kUnknownRun = -1;
+  static int64_t runOf(const v1::Job& stored);  // the run's submit time
+  int64_t lastWrittenRun(uint64_t job) const;   // kUnknownRun before the first
+  static JobRecord fromStored(const PersistWork& work);
   // rowsFor with the job's records already built.
   std::vector<JournalRow> rowsFrom(const JobRecord& job, std::vector<accounting::JobRecord> now);
   void deferredCommitted(const std::shared_ptr<PersistWork>& work, const Status& status);
@@ -179,8 +186,11 @@ class AccountingJournal {
   uint64_t encodedOrder_ = 0;
   std::map<uint64_t, Deferred> deferred_;
   std::deque<uint64_t> ready_;  // jobs whose durable persist waits for the builder
+  std::map<uint64_t, std::shared_ptr<PersistWork>> inBuild_;  // what the builder builds now
+  uint64_t arrivals_ = 0;  // durable persists left to the builder, ever
   bool building_ = false;
   bool stopping_ = false;
+  int flushing_ = 0;  // callers waiting in flush(): build without waiting for a pause
   std::condition_variable builderWake_;
   std::condition_variable builderIdle_;
   std::thread builder_;
