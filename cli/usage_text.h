@@ -1,4 +1,4 @@
-// --help and --usage of sbatch, srun and salloc in Slurm's layout, drawn
+// --help and --usage of the commands in Slurm's layout, drawn
 // from the options their CLI::App declares (the option tables of
 // job_options.cpp and srun_options.cpp), so the text never lists an option
 // the command does not take. Pure.

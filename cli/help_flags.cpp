@@ -1,0 +1,26 @@
+#include "cli/help_flags.h"
+
+#include "cli/scontrol_help.h"
+#include "cli/usage_text.h"
+
+namespace gantry::cli {
+
+std::string versionText() { return std::string("slurm ") + kSlurmVersion + "\n"; }
+
+void declareHelpFlags(CLI::App& app, HelpRequest& request, const std::string& helpNames) {
+  app.set_help_flag(helpNames, "show this help message")->group(kHelpSection);
+  app.add_flag("--usage", request.usage, "display a brief usage message")->group(kHelpSection);
+  app.add_flag("-V,--version", request.version, "output version information and exit");
+}
+
+std::optional<std::string> helpAnswer(const CLI::App& app, const std::string& command, const ParseOutcome& parsed,
+                                      const HelpRequest& request) {
+  // scontrol has one text for both, as Slurm's prints its help for --usage.
+  if (command == "scontrol" && (parsed.helpRequested || request.usage)) return renderScontrolHelp(app);
+  if (parsed.helpRequested) return renderHelp(app, command);
+  if (request.usage) return renderUsage(app, command);
+  if (request.version) return versionText();
+  return std::nullopt;
+}
+
+}  // namespace gantry::cli
