@@ -4,6 +4,24 @@
 #include "cli/usage_text.h"
 
 namespace gantry::cli {
+namespace {
+
+// sacct's help as Slurm lays it out: each option on a line of its own
+// ("     -j, --jobs=<value>:"), its description indented below.
+std::string renderSacctHelp(const CLI::App& app) {
+  std::string out = "sacct [<OPTION>]\n    Valid <OPTION> values are:\n";
+  for (const CLI::Option* option :
+       app.get_options([](const CLI::Option* o) { return o->nonpositional() && !o->get_group().empty(); })) {
+    std::string names;
+    for (const std::string& name : option->get_snames()) names += (names.empty() ? "-" : ", -") + name;
+    for (const std::string& name : option->get_lnames()) names += (names.empty() ? "--" : ", --") + name;
+    if (option->get_expected_max() > 0) names += "=<value>";
+    out += "     " + names + ":\n                   " + option->get_description() + "\n";
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string versionText() { return std::string("slurm ") + kSlurmVersion + "\n"; }
 
@@ -17,6 +35,7 @@ std::optional<std::string> helpAnswer(const CLI::App& app, const std::string& co
                                       const HelpRequest& request) {
   // scontrol has one text for both, as Slurm's prints its help for --usage.
   if (command == "scontrol" && (parsed.helpRequested || request.usage)) return renderScontrolHelp(app);
+  if (command == "sacct" && parsed.helpRequested) return renderSacctHelp(app);
   if (parsed.helpRequested) return renderHelp(app, command);
   if (request.usage) return renderUsage(app, command);
   if (request.version) return versionText();

@@ -17,7 +17,7 @@ struct Operands {
 };
 
 Operands operandsOf(const std::string& command) {
-  if (command == "sinfo" || command == "squeue") return {"[OPTIONS]", ""};
+  if (command == "sinfo" || command == "squeue" || command == "sacct") return {"[OPTIONS]", ""};
   if (command == "scancel") return {"[OPTIONS] [job_id[_array_id][.step_id]]", "[job_id[_array_id][.step_id]...]"};
   if (command == "sbatch") return {"[OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]", "script [args...]"};
   if (command == "salloc") return {"[OPTIONS(0)...] [ : [OPTIONS(N)...]] [command(0) [args(0)...]]", "[command [args...]]"};

@@ -73,3 +73,11 @@ def test_scontrol_help_lists_options_and_commands(tmp_path, words):
 def test_scontrol_version_command_needs_no_controller(tmp_path):
     result = run(tmp_path, "scontrol", "version")
     assert (result.returncode, result.stdout) == (0, "slurm 26.11.0\n")
+
+
+def test_sacct_answers_help_usage_and_version(tmp_path):
+    help_text = run(tmp_path, "sacct", "--help").stdout
+    assert help_text.startswith("sacct [<OPTION>]\n    Valid <OPTION> values are:\n")
+    assert "\n     -X, --allocations:\n" in help_text
+    assert run(tmp_path, "sacct", "--usage").stdout.startswith("Usage: sacct [")
+    assert run(tmp_path, "sacct", "--version").stdout == "slurm 26.11.0\n"

@@ -160,3 +160,22 @@ TEST_CASE("scontrol: an unknown option is refused with the --help hint and statu
   CHECK(printed.status == 1);
   CHECK(printed.err == "scontrol: unrecognized option '--frobnicate'\nTry \"scontrol --help\" for more information\n");
 }
+
+TEST_CASE("sacct: help lists each option on its own line, usage and version as the others",
+          "[cli][help][sacct]") {
+  Printed help = runCaptured(runSacct, {"--help"});
+  CHECK(help.status == 0);
+  CHECK(help.out.starts_with("sacct [<OPTION>]\n    Valid <OPTION> values are:\n"));
+  for (const char* option : {"-h, --help:", "--usage:", "-V, --version:", "-j, --jobs=<value>:",
+                             "-u, --user, --uid=<value>:", "-X, --allocations:", "-e, --helpformat:",
+                             "--conf-dir=<value>:"}) {
+    INFO(option);
+    CHECK(help.out.find("\n     " + std::string(option) + "\n") != std::string::npos);
+  }
+  CHECK(runCaptured(runSacct, {"--usage"}).out.starts_with("Usage: sacct ["));
+  CHECK(runCaptured(runSacct, {"-V"}).out == versionText());
+  // sacct's refusal stops after getopt's complaint, without the --help hint.
+  Printed refused = runCaptured(runSacct, {"--frobnicate"});
+  CHECK(refused.status == 1);
+  CHECK(refused.err == "sacct: unrecognized option '--frobnicate'\n");
+}
