@@ -35,6 +35,9 @@ std::optional<std::string> helpAnswer(const CLI::App& app, const std::string& co
                                       const HelpRequest& request) {
   // scontrol has one text for both, as Slurm's prints its help for --usage.
   if (command == "scontrol" && (parsed.helpRequested || request.usage)) return renderScontrolHelp(app);
+  if (command == "sacctmgr" && (parsed.helpRequested || request.usage)) {
+    return renderCommandWordHelp(app, command, sacctmgrCommands());
+  }
   if (command == "sacct" && parsed.helpRequested) return renderSacctHelp(app);
   if (parsed.helpRequested) return renderHelp(app, command);
   if (request.usage) return renderUsage(app, command);

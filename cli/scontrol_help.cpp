@@ -69,14 +69,26 @@ const std::vector<ScontrolCommand>& scontrolCommands() {
   return commands;
 }
 
-std::string renderScontrolHelp(const CLI::App& app) {
-  std::string out = "scontrol [<OPTION>] [<COMMAND>]\n    Valid <OPTION> values are:\n";
+const std::vector<ScontrolCommand>& sacctmgrCommands() {
+  static const std::vector<ScontrolCommand> commands = {
+      {"help", "print this description of use"},
+      {"show event [<CONDITIONS>]", "list node events (Nodes=, States=, Start=, End=, Format=)"},
+      {"version", "print the Slurm version Gantry follows"},
+  };
+  return commands;
+}
+
+std::string renderScontrolHelp(const CLI::App& app) { return renderCommandWordHelp(app, "scontrol", scontrolCommands()); }
+
+std::string renderCommandWordHelp(const CLI::App& app, const std::string& program,
+                                  const std::vector<ScontrolCommand>& commands) {
+  std::string out = program + " [<OPTION>] [<COMMAND>]\n    Valid <OPTION> values are:\n";
   auto options = app.get_options([](const CLI::Option* o) { return o->nonpositional() && !o->get_group().empty(); });
   for (const CLI::Option* option : options) {
     out += "     " + spelling(*option) + ": " + option->get_description() + "\n";
   }
   out += "\n    Valid <COMMAND> values are:\n";
-  for (const ScontrolCommand& command : scontrolCommands()) {
+  for (const ScontrolCommand& command : commands) {
     std::string left = std::string("     ") + command.syntax;
     left += left.size() < kDescriptionColumn ? std::string(kDescriptionColumn - left.size(), ' ') : "\n" +
                                                    std::string(kDescriptionColumn, ' ');

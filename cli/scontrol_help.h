@@ -20,4 +20,13 @@ const std::vector<ScontrolCommand>& scontrolCommands();
 
 std::string renderScontrolHelp(const CLI::App& app);
 
+// The same layout for any command that takes a command word after its
+// options (sacctmgr): "<program> [<OPTION>] [<COMMAND>]", the options, then
+// `commands`.
+std::string renderCommandWordHelp(const CLI::App& app, const std::string& program,
+                                  const std::vector<ScontrolCommand>& commands);
+
+// The command words Gantry's sacctmgr runs.
+const std::vector<ScontrolCommand>& sacctmgrCommands();
+
 }  // namespace gantry::cli

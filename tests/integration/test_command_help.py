@@ -81,3 +81,11 @@ def test_sacct_answers_help_usage_and_version(tmp_path):
     assert "\n     -X, --allocations:\n" in help_text
     assert run(tmp_path, "sacct", "--usage").stdout.startswith("Usage: sacct [")
     assert run(tmp_path, "sacct", "--version").stdout == "slurm 26.11.0\n"
+
+
+def test_sacctmgr_answers_help_and_version(tmp_path):
+    help_text = run(tmp_path, "sacctmgr", "--help").stdout
+    assert help_text.startswith("sacctmgr [<OPTION>] [<COMMAND>]\n    Valid <OPTION> values are:\n")
+    assert "\n     show event [<CONDITIONS>]\n" in help_text
+    for words in (["-V"], ["version"]):
+        assert run(tmp_path, "sacctmgr", *words).stdout == "slurm 26.11.0\n"

@@ -179,3 +179,27 @@ TEST_CASE("sacct: help lists each option on its own line, usage and version as t
   CHECK(refused.status == 1);
   CHECK(refused.err == "sacct: unrecognized option '--frobnicate'\n");
 }
+
+TEST_CASE("sacctmgr: help lists its options and the commands it runs; version", "[cli][help][sacctmgr]") {
+  for (const char* word : {"--help", "-h", "--usage", "help"}) {
+    SECTION(word) {
+      Printed help = runCaptured(runSacctmgr, {word});
+      CHECK(help.status == 0);
+      CHECK(help.out.starts_with("sacctmgr [<OPTION>] [<COMMAND>]\n    Valid <OPTION> values are:\n"));
+      for (const char* option : {"-p or --parsable: ", "-n or --noheader: ", "-i or --immediate: ", "-V or --version: "}) {
+        INFO(option);
+        CHECK(help.out.find("\n     " + std::string(option)) != std::string::npos);
+      }
+      for (const ScontrolCommand& command : sacctmgrCommands()) {
+        INFO(command.syntax);
+        std::string line = "\n     " + std::string(command.syntax);
+        size_t at = help.out.find(line);
+        REQUIRE(at != std::string::npos);
+        CHECK((help.out[at + line.size()] == ' ' || help.out[at + line.size()] == '\n'));
+      }
+    }
+  }
+  for (const char* word : {"version", "-V", "--version"}) {
+    SECTION(word) { CHECK(runCaptured(runSacctmgr, {word}).out == versionText()); }
+  }
+}
