@@ -1,5 +1,5 @@
 // --help, --usage and -V/--version of the query and admin commands (sinfo,
-// squeue, scancel, scontrol). The texts come from the options the command's
+// squeue, scancel, scontrol, sacct, sacctmgr). The texts come from the options the command's
 // CLI::App declares (usage_text.h), so they list exactly what is accepted.
 // Pure.
 #pragma once
@@ -33,7 +33,7 @@ void declareHelpFlags(CLI::App& app, HelpRequest& request, const std::string& he
 
 // What to print before stopping when the line asked for help, usage or the
 // version (in that order of precedence, as each stops the command); nothing
-// when the command should go on. `help` renders the long help.
+// when the command should go on.
 std::optional<std::string> helpAnswer(const CLI::App& app, const std::string& command, const ParseOutcome& parsed,
                                       const HelpRequest& request);
 
