@@ -9,6 +9,7 @@
 #include "cli/arg_parsing.h"
 #include "cli/controller_client.h"
 #include "cli/group_name.h"
+#include "cli/help_flags.h"
 #include "cli/json_render.h"
 #include "cli/sacct_fields.h"
 #include "cli/sacct_options.h"
@@ -46,8 +47,8 @@ int runSacct(const std::vector<std::string>& args) {
   auto parsed = parseWords(app, args);
   if (!parsed) return reportError("sacct", parsed.error());
   if (!parsed->usageError.empty()) return reportUsageError("sacct", parsed->usageError);
-  if (parsed->helpRequested) {
-    std::cout << parsed->helpText;
+  if (auto answer = helpAnswer(app, "sacct", *parsed, options.helpRequest)) {
+    std::cout << *answer;
     return 0;
   }
   if (options.helpFormat) {

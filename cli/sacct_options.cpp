@@ -119,7 +119,7 @@ std::optional<std::string> sacctStateName(const std::string& word) {
 }
 
 void addSacctOptions(CLI::App& app, SacctOptions& options) {
-  app.set_help_flag("-h,--help", "print this help");
+  declareHelpFlags(app, options.helpRequest, "-h,--help");
   app.add_option("-j,--jobs", options.jobs, "comma-separated job or job.step ids")->take_all();
   app.add_option("-u,--user,--uid", options.users, "comma-separated user names or uids")->take_all();
   app.add_flag("-a,--allusers", options.allUsers, "every user's jobs");

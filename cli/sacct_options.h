@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cli/accounting_table.h"
+#include "cli/help_flags.h"
 #include "cli/sacct_fields.h"
 #include "common/util/result.h"
 #include "gantry/v1/controller.pb.h"
@@ -32,6 +33,7 @@ struct SacctOptions {
   std::string startTime, endTime, nodeList, units, confDir;
   bool allUsers = false, allocations = false, parsable = false, parsable2 = false, noHeader = false,
        json = false, allClusters = false, helpFormat = false;
+  HelpRequest helpRequest;  // --usage and -V/--version
 };
 
 // Registers every option on `app` (help is -h/--help).

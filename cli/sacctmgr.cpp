@@ -5,8 +5,10 @@
 
 #include "cli/arg_parsing.h"
 #include "cli/controller_client.h"
+#include "cli/help_flags.h"
 #include "cli/json_render.h"
 #include "cli/sacctmgr_event.h"
+#include "cli/scontrol_help.h"
 #include "cli/subcommands.h"
 
 namespace gantry::cli {
@@ -34,7 +36,8 @@ int runSacctmgr(const std::vector<std::string>& args) {
   std::string confDir;
   std::vector<std::string> command;
   CLI::App app{"gantry sacctmgr: show node events (sacctmgr show event [conditions] [Format=...])", "sacctmgr"};
-  app.set_help_flag("-h,--help", "print this help");
+  HelpRequest helpRequest;
+  declareHelpFlags(app, helpRequest, "-h,--help");
   app.add_flag("-p,--parsable", parsable, "'|' after every field");
   app.add_flag("-P,--parsable2", parsable2, "'|' between fields");
   app.add_flag("-n,--noheader", noHeader, "no header line");
@@ -46,11 +49,19 @@ int runSacctmgr(const std::vector<std::string>& args) {
   auto parsed = parseWords(app, args);
   if (!parsed) return reportError("sacctmgr", parsed.error());
   if (!parsed->usageError.empty()) return reportUsageError("sacctmgr", parsed->usageError);
-  if (parsed->helpRequested) {
-    std::cout << parsed->helpText;
+  if (auto answer = helpAnswer(app, "sacctmgr", *parsed, helpRequest)) {
+    std::cout << *answer;
     return 0;
   }
   if (command.empty()) return reportError("sacctmgr", "no command given (Gantry's sacctmgr supports: show event)");
+  if (command[0] == "help") {
+    std::cout << renderCommandWordHelp(app, "sacctmgr", sacctmgrCommands());
+    return 0;
+  }
+  if (command[0] == "version") {
+    std::cout << versionText();
+    return 0;
+  }
   if (!isShow(command[0])) {
     return reportError("sacctmgr", "'" + command[0] + "' is not supported: Gantry's sacctmgr only shows node events "
                                    "(sacctmgr show event)");

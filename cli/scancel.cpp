@@ -1,5 +1,6 @@
 // gantry scancel: cancel or signal jobs by id or by user.
 #include "cli/arg_parsing.h"
+#include "cli/help_flags.h"
 #include "cli/controller_client.h"
 #include "cli/signal_names.h"
 #include "cli/subcommands.h"
@@ -11,18 +12,19 @@ int runScancel(const std::vector<std::string>& args) {
   std::string user, signal, confDir;
   bool batch = false, full = false;
   CLI::App app{"gantry scancel: cancel or signal jobs", "scancel"};
-  app.set_help_flag("--help", "print this help");
+  HelpRequest helpRequest;
+  declareHelpFlags(app, helpRequest);
   app.add_option("jobid", jobIds, "job ids");
-  app.add_option("-u,--user", user, "cancel every job of this user");
-  app.add_option("-s,--signal", signal, "send this signal instead of cancelling");
+  app.add_option("-u,--user", user, "cancel every job of this user")->type_name("user_name");
+  app.add_option("-s,--signal", signal, "send this signal instead of cancelling")->type_name("name|number");
   app.add_flag("-b,--batch", batch, "signal only the batch shell, not its children nor the other steps");
   app.add_flag("-f,--full", full, "signal every step, the batch shell and its children included");
   addConfDirOption(app, confDir);
   auto parsed = parseWords(app, args);
   if (!parsed) return reportError("scancel", parsed.error());
   if (!parsed->usageError.empty()) return reportUsageError("scancel", parsed->usageError);
-  if (parsed->helpRequested) {
-    std::cout << parsed->helpText;
+  if (auto answer = helpAnswer(app, "scancel", *parsed, helpRequest)) {
+    std::cout << *answer;
     return 0;
   }
 

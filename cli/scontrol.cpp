@@ -9,6 +9,8 @@
 #include <ctime>
 
 #include "cli/arg_parsing.h"
+#include "cli/help_flags.h"
+#include "cli/scontrol_help.h"
 #include "cli/controller_client.h"
 #include "cli/group_name.h"
 #include "cli/job_steps.h"
@@ -379,7 +381,8 @@ void unshieldBracketWords(std::vector<std::string>& words) {
 int runScontrol(const std::vector<std::string>& args) {
   ScontrolOptions options;
   CLI::App app{"gantry scontrol: view and change controller state", "scontrol"};
-  app.set_help_flag("--help", "print this help");
+  HelpRequest helpRequest;
+  declareHelpFlags(app, helpRequest, "-h,--help");
   app.add_option("command", options.words,
                  "show job|step|node|partition|config|drainedtres|hostnames|hostlist|hostlistsorted [name], "
                  "update NodeName=... State=... Reason=..., "
@@ -392,13 +395,21 @@ int runScontrol(const std::vector<std::string>& args) {
   auto parsed = parseWords(app, shieldBracketWords(args));
   if (!parsed) return reportError(kCommand, parsed.error());
   if (!parsed->usageError.empty()) return reportUsageError(kCommand, parsed->usageError);
-  if (parsed->helpRequested) {
-    std::cout << parsed->helpText;
+  if (auto answer = helpAnswer(app, kCommand, *parsed, helpRequest)) {
+    std::cout << *answer;
     return 0;
   }
   unshieldBracketWords(options.words);
   if (options.words.empty()) return reportError(kCommand, "no command given; see --help");
   std::string command = lower(options.words[0]);
+  if (command == "help") {
+    std::cout << renderScontrolHelp(app);
+    return 0;
+  }
+  if (command == "version") {
+    std::cout << versionText();
+    return 0;
+  }
   if (command == "show") return show(options, options.words);
   if (command == "update") return update(options, options.words);
   if (command == "write") return writeBatchScript(options, options.words);
@@ -410,7 +421,7 @@ int runScontrol(const std::vector<std::string>& args) {
     return jobAction(options, options.words);
   }
   return reportError(kCommand, "unknown command '" + options.words[0] +
-                                   "'; expected show, update, write, suspend, resume, hold, release or reconfigure");
+                                   "'; expected show, update, write, suspend, resume, hold, release, reconfigure, version or help");
 }
 
 }  // namespace gantry::cli

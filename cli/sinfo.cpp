@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "cli/arg_parsing.h"
+#include "cli/help_flags.h"
 #include "cli/controller_client.h"
 #include "cli/format_sinfo.h"
 #include "cli/json_render.h"
@@ -13,20 +14,21 @@ int runSinfo(const std::vector<std::string>& args) {
   bool nodeView = false, reasons = false, noHeader = false, json = false;
   std::string format, longFormat, partitions, confDir;
   CLI::App app{"gantry sinfo: partitions and nodes", "sinfo"};
-  app.set_help_flag("--help", "print this help");
+  HelpRequest helpRequest;
+  declareHelpFlags(app, helpRequest);
   app.add_flag("-N,--Node", nodeView, "one line per node");
   app.add_flag("-R,--list-reasons", reasons, "list reasons nodes are down or drained");
   app.add_flag("-h,--noheader", noHeader, "omit the header line");
-  app.add_option("-o,--format", format, "format string of %codes");
-  app.add_option("-O,--Format", longFormat, "comma-separated field names");
-  app.add_option("-p,--partition", partitions, "comma-separated partitions");
+  app.add_option("-o,--format", format, "format string of %codes")->type_name("format");
+  app.add_option("-O,--Format", longFormat, "comma-separated field names")->type_name("field(s)");
+  app.add_option("-p,--partition", partitions, "comma-separated partitions")->type_name("partition(s)");
   app.add_flag("--json", json, "print JSON");
   addConfDirOption(app, confDir);
   auto parsed = parseWords(app, args);
   if (!parsed) return reportError("sinfo", parsed.error());
   if (!parsed->usageError.empty()) return reportUsageError("sinfo", parsed->usageError);
-  if (parsed->helpRequested) {
-    std::cout << parsed->helpText;
+  if (auto answer = helpAnswer(app, "sinfo", *parsed, helpRequest)) {
+    std::cout << *answer;
     return 0;
   }
 

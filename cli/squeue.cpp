@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/arg_parsing.h"
+#include "cli/help_flags.h"
 #include "cli/controller_client.h"
 #include "cli/format_squeue.h"
 #include "cli/format_steps.h"
@@ -116,26 +117,28 @@ Result<LineFormat> chooseFormat(const SqueueOptions& options) {
 int runSqueue(const std::vector<std::string>& args) {
   SqueueOptions options;
   CLI::App app{"gantry squeue: list jobs", "squeue"};
-  app.set_help_flag("--help", "print this help");
+  HelpRequest helpRequest;
+  declareHelpFlags(app, helpRequest);
   app.add_flag("-h,--noheader", options.noHeader, "omit the header line");
-  app.add_option("-j,--jobs", options.jobs, "comma-separated job ids");
-  app.add_option("-u,--user", options.users, "comma-separated user names");
+  app.add_option("-j,--jobs", options.jobs, "comma-separated job ids")->type_name("job(s)");
+  app.add_option("-u,--user", options.users, "comma-separated user names")->type_name("user_name(s)");
   app.add_flag("--me", options.me, "only my jobs (same as -u with my user name)");
-  app.add_option("-t,--states", options.states, "comma-separated states (PD,R,... or all)");
-  app.add_option("-p,--partition", options.partitions, "comma-separated partitions");
-  app.add_option("-o,--format", options.format, "format string of %codes");
-  app.add_option("-O,--Format", options.longFormat, "comma-separated field names");
+  app.add_option("-t,--states", options.states, "comma-separated states (PD,R,... or all)")->type_name("state(s)");
+  app.add_option("-p,--partition", options.partitions, "comma-separated partitions")->type_name("partition(s)");
+  app.add_option("-o,--format", options.format, "format string of %codes")->type_name("format");
+  app.add_option("-O,--Format", options.longFormat, "comma-separated field names")->type_name("field(s)");
   CLI::Option* steps = app.add_option("-s,--steps", options.stepList,
                                       "show running job steps instead of jobs; optionally only "
                                       "these (comma-separated <jobid>.<stepid>)")
-                           ->expected(0, 1);
+                           ->expected(0, 1)
+                           ->type_name("step(s)");
   app.add_flag("--json", options.json, "print JSON");
   addConfDirOption(app, options.confDir);
   auto parsed = parseWords(app, args);
   if (!parsed) return reportError("squeue", parsed.error());
   if (!parsed->usageError.empty()) return reportUsageError("squeue", parsed->usageError);
-  if (parsed->helpRequested) {
-    std::cout << parsed->helpText;
+  if (auto answer = helpAnswer(app, "squeue", *parsed, helpRequest)) {
+    std::cout << *answer;
     return 0;
   }
 

@@ -17,6 +17,8 @@ struct Operands {
 };
 
 Operands operandsOf(const std::string& command) {
+  if (command == "sinfo" || command == "squeue" || command == "sacct") return {"[OPTIONS]", ""};
+  if (command == "scancel") return {"[OPTIONS] [job_id[_array_id][.step_id]]", "[job_id[_array_id][.step_id]...]"};
   if (command == "sbatch") return {"[OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]", "script [args...]"};
   if (command == "salloc") return {"[OPTIONS(0)...] [ : [OPTIONS(N)...]] [command(0) [args(0)...]]", "[command [args...]]"};
   return {"[OPTIONS(0)...] [ : [OPTIONS(N)...]] executable(0) [args(0)...]", "executable [args...]"};
@@ -134,15 +136,25 @@ Sections sections(const CLI::App& app) {
   return ordered;
 }
 
-// CLI11's default group is "Options"; Slurm calls it this.
-std::string sectionTitle(const std::string& group) { return group == "Options" ? "Parallel run options" : group; }
+// The launchers' commands are the only ones that take a job's options.
+bool launchesJobs(const std::string& command) {
+  return command == "sbatch" || command == "srun" || command == "salloc";
+}
+
+// CLI11's default group is "Options"; Slurm's launchers call it this, and
+// its query commands list those options under the usage line untitled.
+std::string sectionTitle(const std::string& group, const std::string& command) {
+  if (group != "Options") return group;
+  return launchesJobs(command) ? "Parallel run options" : "";
+}
 
 }  // namespace
 
 std::string renderHelp(const CLI::App& app, const std::string& command) {
   std::string out = "Usage: " + command + " " + operandsOf(command).helpForm + "\n";
   for (const auto& [group, options] : sections(app)) {
-    out += "\n" + sectionTitle(group) + ":\n";
+    std::string title = sectionTitle(group, command);
+    if (!title.empty()) out += "\n" + title + ":\n";
     for (const CLI::Option* option : options) out += helpLine(*option);
   }
   return out;

@@ -1,7 +1,8 @@
-// --help and --usage of sbatch, srun and salloc in Slurm's layout, drawn
-// from the options their CLI::App declares (the option tables of
-// job_options.cpp and srun_options.cpp), so the text never lists an option
-// the command does not take. Pure.
+// --help and --usage in Slurm's layout, drawn from the options a command's
+// CLI::App declares (the option tables of job_options.cpp and
+// srun_options.cpp for the launchers; sinfo, squeue and scancel declare
+// theirs in place), so the text never lists an option the command does not
+// take. Pure.
 #pragma once
 
 #include <CLI/CLI.hpp>
