@@ -70,12 +70,14 @@ Result<NodeStateFilter> parseNodeStateFilter(const std::string& list) {
   std::transform(folded.begin(), folded.end(), folded.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (folded == "all") return filter;
-  filter.everyStateMustMatch = list.find('&') != std::string::npos;
+  filter.everyStateMustMatch = list.find_first_of("&+") != std::string::npos;
   size_t start = 0;
   while (start <= list.size()) {
-    size_t end = list.find_first_of(",&", start);
+    size_t end = list.find_first_of(",&+", start);
     if (end == std::string::npos) end = list.size();
     std::string_view token(list.data() + start, end - start);
+    bool negated = !token.empty() && (token.front() == '~' || token.front() == '!');
+    if (negated) token.remove_prefix(1);
     if (!token.empty()) {
       const NameRow* found = nullptr;
       for (const NameRow& row : kNames) {
@@ -85,11 +87,11 @@ Result<NodeStateFilter> parseNodeStateFilter(const std::string& list) {
         }
       }
       if (found == nullptr) return Error{"Bad state string: \"" + std::string(token) + "\""};
-      filter.states.push_back(found->state);
+      filter.terms.push_back(StateTerm{found->state, negated});
     }
     start = end + 1;
   }
-  if (filter.states.empty()) return Error{"Bad state string: \"" + list + "\""};
+  if (filter.terms.empty()) return Error{"Bad state string: \"" + list + "\""};
   return filter;
 }
 
@@ -121,10 +123,10 @@ bool nodeMatchesState(StateName state, NodeBaseState base, uint32_t flags) {
 }
 
 bool nodeMatchesStates(const NodeStateFilter& filter, NodeBaseState base, uint32_t flags) {
-  if (filter.states.empty()) return true;
-  auto matches = [&](StateName state) { return nodeMatchesState(state, base, flags); };
-  if (filter.everyStateMustMatch) return std::all_of(filter.states.begin(), filter.states.end(), matches);
-  return std::any_of(filter.states.begin(), filter.states.end(), matches);
+  if (filter.terms.empty()) return true;
+  auto matches = [&](const StateTerm& term) { return nodeMatchesState(term.state, base, flags) != term.negated; };
+  if (filter.everyStateMustMatch) return std::all_of(filter.terms.begin(), filter.terms.end(), matches);
+  return std::any_of(filter.terms.begin(), filter.terms.end(), matches);
 }
 
 bool nodeSelected(const NodeSelection& selection, const gantry::v1::Node& node) {

@@ -26,13 +26,18 @@ enum class StateName {
   kDrained, kReserved, kDraining, kCompleting, kNoRespond, kPower, kFail, kMaint, kReboot, kCloud,
 };
 
-struct NodeStateFilter {
-  std::vector<StateName> states;  // empty: every node
-  bool everyStateMustMatch = false;  // the list was joined with '&'
+struct StateTerm {
+  StateName state;
+  bool negated = false;  // "~drain" or "!drain": nodes not drained or draining
 };
 
-// "idle,mix", "drain&no_respond", "all". An unknown name fails with
-// Slurm's text: Bad state string: "NAME".
+struct NodeStateFilter {
+  std::vector<StateTerm> terms;  // empty: every node
+  bool everyStateMustMatch = false;  // the list was joined with '&' or '+'
+};
+
+// "idle,mix", "drain&no_respond", "idle+~drain", "all". An unknown name
+// fails with Slurm's text: Bad state string: "NAME".
 Result<NodeStateFilter> parseNodeStateFilter(const std::string& list);
 
 // Every accepted name, comma-separated, as Slurm lists them after a bad one.

@@ -45,6 +45,8 @@ def listed(cluster, *args):
     ("drained,mixed", ["gx1", "gx2"]),
     ("idle&drain", ["gx2"]),
     ("down,maint", []),
+    ("idle+~drain", ["gx3"]),
+    ("!drain", ["gx1", "gx3"]),
     ("all", ["gx1", "gx2", "gx3"]),
 ])
 def test_sinfo_states_select_nodes_as_slurm_does(busy_cluster, states, nodes):

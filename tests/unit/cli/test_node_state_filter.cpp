@@ -61,6 +61,11 @@ TEST_CASE("sinfo -t matches nodes as Slurm does", "[cli][sinfo][node_state_filte
       {"a comma list skips what none names", "down,mix", NODE_IDLE, 0, false},
       {"an & list needs all: both", "drain&no_respond", NODE_IDLE, kDrain | kNoRespond, true},
       {"an & list needs all: one missing", "drain&no_respond", NODE_IDLE, kDrain, false},
+      {"a + list needs all, as &", "idle+drain", NODE_IDLE, 0, false},
+      {"~ negates a name", "~drain", NODE_ALLOCATED, 0, true},
+      {"! negates a name", "!drain", NODE_IDLE, kDrain, false},
+      {"a negation in an & list", "down&~drain", NODE_DOWN, 0, true},
+      {"a negation in a + list drops the drained", "alloc+!drain", NODE_ALLOCATED, kDrain, false},
       {"all matches everything", "ALL", NODE_DOWN, kFail, true},
   };
   for (const MatchCase& c : cases) {
