@@ -168,12 +168,15 @@ Result<NodeRange> parseNodeRange(const std::string& text) {
   return range;
 }
 
+// Slurm's words lead, as scripts grep for them; the rest says what is wrong.
+constexpr const char* kInvalidGres = "Invalid generic resource (gres) specification: '";
+
 Result<std::vector<GresItem>> parseGresList(const std::string& text) {
   std::vector<GresItem> items;
   for (std::string_view entry : split(text, ',')) {
     std::vector<std::string_view> fields = split(entry, ':');
     if (entry.empty() || fields.size() > 3 || fields[0].empty()) {
-      return Error{"invalid GRES '" + std::string(entry) + "' in '" + text +
+      return Error{kInvalidGres + std::string(entry) + "' in '" + text +
                    "': expected name[:type][:count]"};
     }
     GresItem item;
@@ -184,12 +187,12 @@ Result<std::vector<GresItem>> parseGresList(const std::string& text) {
       uint64_t count = 0;
       bool lastIsCount = toGresCount(fields.back(), count);
       if (fields.size() == 3 && !lastIsCount) {
-        return Error{"invalid GRES '" + std::string(entry) + "': count '" + std::string(fields.back()) +
+        return Error{kInvalidGres + std::string(entry) + "': count '" + std::string(fields.back()) +
                      "' is not a number (a count may end in K, M, G, T or P)"};
       }
       if (lastIsCount) {
         if (count == 0) {
-          return Error{"invalid GRES '" + std::string(entry) + "': count must be at least 1"};
+          return Error{kInvalidGres + std::string(entry) + "': count must be at least 1"};
         }
         item.count = count;
         if (fields.size() == 3) item.type = std::string(fields[1]);
@@ -197,7 +200,7 @@ Result<std::vector<GresItem>> parseGresList(const std::string& text) {
         item.type = std::string(fields[1]);
       }
       if (fields.size() == 3 && fields[1].empty()) {
-        return Error{"invalid GRES '" + std::string(entry) + "': empty type"};
+        return Error{kInvalidGres + std::string(entry) + "': empty type"};
       }
     }
     items.push_back(std::move(item));

@@ -87,3 +87,38 @@ def test_sinfo_state_complete_names_base_and_flags(busy_cluster):
     out = busy_cluster.cli("sinfo", "-h", "-N", "-O", "NodeList:6,StateComplete:30").stdout
     rows = [line.split() for line in out.splitlines()]
     assert rows == [["gx1", "mixed"], ["gx2", "idle+drain"], ["gx3", "idle"]]
+
+
+# Partition "left" has two nodes of six CPUs.
+@pytest.mark.parametrize("shape,text", [
+    (["-N3"], "Node count specification invalid"),
+    (["-n13"], "More processors requested than permitted"),
+    (["-N2", "--ntasks-per-node=4", "-c2"], "More processors requested than permitted"),
+])
+def test_a_job_its_partition_can_never_hold_is_refused_in_slurms_words(busy_cluster, shape, text):
+    batch = busy_cluster.cli("sbatch", "-p", "left", *shape, "--wrap", "true", check=False)
+    assert batch.returncode != 0
+    assert text in batch.stderr
+    step = busy_cluster.cli("srun", "-p", "left", *shape, "true", check=False)
+    assert step.returncode != 0
+    assert step.stderr.startswith(f"srun: error: Unable to allocate resources: {text}")
+    shell = busy_cluster.cli("salloc", "-p", "left", *shape, "true", check=False)
+    assert shell.returncode != 0
+    assert shell.stderr.startswith(f"salloc: error: Job submit/allocate failed: {text}")
+
+
+def test_a_job_that_fits_its_partition_is_still_taken(busy_cluster):
+    assert busy_cluster.cli("srun", "-p", "left", "-N1", "-n2", "true").returncode == 0
+
+
+@pytest.mark.parametrize("gres", ["gpu:2:x", "gpu:a:b:c", "gpu:0"])
+def test_a_malformed_gres_is_refused_in_slurms_words(busy_cluster, gres):
+    result = busy_cluster.cli("sbatch", f"--gres={gres}", "--wrap", "true", check=False)
+    assert result.returncode != 0
+    assert "Invalid generic resource (gres) specification" in result.stderr
+
+
+def test_squeue_refuses_a_job_id_that_is_not_a_number(busy_cluster):
+    result = busy_cluster.cli("squeue", "-j", "12,abc", check=False)
+    assert result.returncode == 1
+    assert result.stderr == "squeue: error: Invalid job id: abc\n"
