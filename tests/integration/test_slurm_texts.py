@@ -122,3 +122,10 @@ def test_squeue_refuses_a_job_id_that_is_not_a_number(busy_cluster):
     result = busy_cluster.cli("squeue", "-j", "12,abc", check=False)
     assert result.returncode == 1
     assert result.stderr == "squeue: error: Invalid job id: abc\n"
+
+
+def test_a_node_count_takes_slurms_k_suffix(busy_cluster):
+    result = busy_cluster.cli("srun", "-p", "left", "-N", "1k", "true", check=False)
+    assert result.returncode != 0
+    assert result.stderr.startswith("srun: error: Unable to allocate resources: Node count specification "
+                                    "invalid: 1024 nodes requested, the partition has 2")
