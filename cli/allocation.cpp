@@ -50,7 +50,12 @@ Result<gantry::v1::Job> allocate(const ControllerClient& client, gantry::v1::Job
       [&request](auto& stub, grpc::ClientContext* context, auto* out) {
         return stub.SubmitJob(context, request, out);
       });
-  if (!submitted) return Error{submitted.errorCode(), "Job allocation failed: " + submitted.error()};
+  // Each launcher words a refused submission as Slurm's does; scripts grep
+  // for these prefixes.
+  if (!submitted) {
+    const char* prefix = program == "srun" ? "Unable to allocate resources: " : "Job submit/allocate failed: ";
+    return Error{submitted.errorCode(), prefix + submitted.error()};
+  }
   const uint64_t jobId = submitted->job_id();
   if (keeper != nullptr) keeper->start(jobId);
   const bool informs = verbosity.informs();

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "cli/node_state.h"
+#include "cli/node_state_filter.h"
 #include "cli/time_format.h"
 #include "common/hostlist/hostlist.h"
 
@@ -111,6 +112,8 @@ const std::vector<SinfoField>& sinfoFields() {
        nodeValue([](const Node& n) { return nodeStateLong(n); })},
       {"t", "statecompact", "STATE", Scope::kNode,
        nodeValue([](const Node& n) { return nodeStateCompact(n); })},
+      {"", "statecomplete", "STATECOMPLETE", Scope::kNode,
+       nodeValue([](const Node& n) { return nodeStateComplete(n.base_state(), n.state_flags()); })},
       {"c", "cpus", "CPUS", Scope::kNode,
        nodeValue([](const Node& n) { return std::to_string(n.cpus()); })},
       {"m", "memory", "MEMORY", Scope::kNode,
@@ -159,7 +162,7 @@ const SinfoField* findField(const std::string& key) {
 // fields gets a single pseudo-partition so each node appears once.
 std::vector<SinfoRow> ungroupedRows(const LineFormat& format,
                                     const std::vector<Partition>& partitions,
-                                    const std::vector<Node>& nodes, SinfoView view) {
+                                    const std::vector<Node>& nodes, SinfoView view, bool filtered) {
   bool byPartition = false;
   for (const FieldSpec& spec : format.fields) {
     if (findField(spec.key)->scope == Scope::kPartition) byPartition = true;
@@ -169,7 +172,8 @@ std::vector<SinfoRow> ungroupedRows(const LineFormat& format,
 
   std::vector<SinfoRow> rows;
   auto addNodes = [&](const Partition* partition, const std::vector<const Node*>& members) {
-    if (members.empty() && partition != nullptr && view == SinfoView::kPartitions) {
+    // An empty partition is still listed, unless node filters emptied it.
+    if (members.empty() && partition != nullptr && view == SinfoView::kPartitions && !filtered) {
       rows.push_back(SinfoRow{partition, {}});
     }
     for (const Node* node : members) {
@@ -259,7 +263,7 @@ Result<LineFormat> parseSinfoFieldList(const std::string& list) {
 std::string renderSinfo(const LineFormat& format, const std::vector<Partition>& partitions,
                         const std::vector<Node>& nodes, const SinfoRenderOptions& options) {
   std::vector<SinfoRow> rows =
-      groupRows(format, ungroupedRows(format, partitions, nodes, options.view), options.view);
+      groupRows(format, ungroupedRows(format, partitions, nodes, options.view, options.nodesFiltered), options.view);
   return renderTable<SinfoRow>(
       format, rows, options.header,
       [](const std::string& key) { return std::string(findField(key)->header); },

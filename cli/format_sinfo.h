@@ -26,7 +26,7 @@ LineFormat defaultSinfoFormat(SinfoView view);
 Result<LineFormat> parseSinfoFormat(const std::string& format);
 
 // "-O/--Format" names: NodeList, Partition, PartitionName, Available, Time,
-// Nodes, StateLong, StateCompact, CPUs, CPUsState, Memory, AllocMem, Gres,
+// Nodes, StateLong, StateCompact, StateComplete, CPUs, CPUsState, Memory, AllocMem, Gres,
 // GresUsed, Reason, User, Timestamp, Features, SocketCoreThread, Sockets,
 // Cores, Threads, NodeAddr, NodeHost.
 Result<LineFormat> parseSinfoFieldList(const std::string& list);
@@ -34,6 +34,9 @@ Result<LineFormat> parseSinfoFieldList(const std::string& list);
 struct SinfoRenderOptions {
   SinfoView view = SinfoView::kPartitions;
   bool header = true;
+  // Node filters (-t, -n, -r, -d) removed nodes: a partition left with
+  // none is not listed, as in Slurm.
+  bool nodesFiltered = false;
 };
 
 // Nodes and partitions as the controller listed them; partition membership

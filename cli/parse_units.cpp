@@ -152,14 +152,29 @@ Result<int32_t> parseCount(const std::string& text, bool allowZero) {
   return static_cast<int32_t>(n);
 }
 
+// A node count as Slurm reads one: a whole number, optionally ending in
+// k or m for 1024 or 1024*1024 nodes (-N 1k).
+static Result<int32_t> parseNodeCount(const std::string& text) {
+  if (text.size() < 2) return parseCount(text);
+  char last = static_cast<char>(std::tolower(static_cast<unsigned char>(text.back())));
+  int64_t factor = last == 'k' ? 1024 : last == 'm' ? 1024 * 1024 : 1;
+  if (factor == 1) return parseCount(text);
+  auto base = parseCount(text.substr(0, text.size() - 1));
+  if (!base) return base;
+  if (*base * factor > std::numeric_limits<int32_t>::max()) {
+    return Error{"invalid count '" + text + "': too large"};
+  }
+  return static_cast<int32_t>(*base * factor);
+}
+
 Result<NodeRange> parseNodeRange(const std::string& text) {
   size_t dash = text.find('-');
   NodeRange range;
-  auto first = parseCount(text.substr(0, dash));
+  auto first = parseNodeCount(text.substr(0, dash));
   if (!first) return Error{"invalid node count '" + text + "': expected N or MIN-MAX"};
   range.min = *first;
   if (dash == std::string::npos) return range;
-  auto second = parseCount(text.substr(dash + 1));
+  auto second = parseNodeCount(text.substr(dash + 1));
   if (!second) return Error{"invalid node count '" + text + "': expected N or MIN-MAX"};
   if (*second < range.min) {
     return Error{"invalid node count '" + text + "': maximum is below minimum"};
@@ -168,12 +183,15 @@ Result<NodeRange> parseNodeRange(const std::string& text) {
   return range;
 }
 
+// Slurm's words lead, as scripts grep for them; the rest says what is wrong.
+constexpr const char* kInvalidGres = "Invalid generic resource (gres) specification: '";
+
 Result<std::vector<GresItem>> parseGresList(const std::string& text) {
   std::vector<GresItem> items;
   for (std::string_view entry : split(text, ',')) {
     std::vector<std::string_view> fields = split(entry, ':');
     if (entry.empty() || fields.size() > 3 || fields[0].empty()) {
-      return Error{"invalid GRES '" + std::string(entry) + "' in '" + text +
+      return Error{kInvalidGres + std::string(entry) + "' in '" + text +
                    "': expected name[:type][:count]"};
     }
     GresItem item;
@@ -184,12 +202,12 @@ Result<std::vector<GresItem>> parseGresList(const std::string& text) {
       uint64_t count = 0;
       bool lastIsCount = toGresCount(fields.back(), count);
       if (fields.size() == 3 && !lastIsCount) {
-        return Error{"invalid GRES '" + std::string(entry) + "': count '" + std::string(fields.back()) +
+        return Error{kInvalidGres + std::string(entry) + "': count '" + std::string(fields.back()) +
                      "' is not a number (a count may end in K, M, G, T or P)"};
       }
       if (lastIsCount) {
         if (count == 0) {
-          return Error{"invalid GRES '" + std::string(entry) + "': count must be at least 1"};
+          return Error{kInvalidGres + std::string(entry) + "': count must be at least 1"};
         }
         item.count = count;
         if (fields.size() == 3) item.type = std::string(fields[1]);
@@ -197,7 +215,7 @@ Result<std::vector<GresItem>> parseGresList(const std::string& text) {
         item.type = std::string(fields[1]);
       }
       if (fields.size() == 3 && fields[1].empty()) {
-        return Error{"invalid GRES '" + std::string(entry) + "': empty type"};
+        return Error{kInvalidGres + std::string(entry) + "': empty type"};
       }
     }
     items.push_back(std::move(item));

@@ -1,4 +1,5 @@
 // gantry sinfo: partitions and nodes in Slurm's views or as JSON.
+#include <set>
 #include <sstream>
 
 #include "cli/arg_parsing.h"
@@ -6,13 +7,16 @@
 #include "cli/controller_client.h"
 #include "cli/format_sinfo.h"
 #include "cli/json_render.h"
+#include "cli/node_state_filter.h"
 #include "cli/subcommands.h"
+#include "common/hostlist/hostlist.h"
 
 namespace gantry::cli {
 
 int runSinfo(const std::vector<std::string>& args) {
   bool nodeView = false, reasons = false, noHeader = false, json = false;
-  std::string format, longFormat, partitions, confDir;
+  bool responding = false, dead = false, exact = false, all = false;
+  std::string format, longFormat, partitions, confDir, states, nodeNames;
   CLI::App app{"gantry sinfo: partitions and nodes", "sinfo"};
   HelpRequest helpRequest;
   declareHelpFlags(app, helpRequest);
@@ -22,6 +26,14 @@ int runSinfo(const std::vector<std::string>& args) {
   app.add_option("-o,--format", format, "format string of %codes")->type_name("format");
   app.add_option("-O,--Format", longFormat, "comma-separated field names")->type_name("field(s)");
   app.add_option("-p,--partition", partitions, "comma-separated partitions")->type_name("partition(s)");
+  app.add_option("-t,--states", states, "node states to list (idle,mix,drain,...)")->type_name("state(s)");
+  app.add_option("-n,--nodes", nodeNames, "nodes to list (a hostlist)")->type_name("nodes");
+  app.add_flag("-r,--responding", responding, "only nodes that respond");
+  app.add_flag("-d,--dead", dead, "only nodes that do not respond");
+  // Rows already group only nodes with equal values, which is what -e asks;
+  // Gantry has no hidden partitions for -a to reveal.
+  app.add_flag("-e,--exact", exact, "group only nodes with equal CPUs, memory and disk (always so)");
+  app.add_flag("-a,--all", all, "list every partition (always so)");
   app.add_flag("--json", json, "print JSON");
   addConfDirOption(app, confDir);
   auto parsed = parseWords(app, args);
@@ -47,6 +59,25 @@ int runSinfo(const std::vector<std::string>& args) {
     lineFormat = *custom;
   }
 
+  NodeSelection selection;
+  selection.respondingOnly = responding;
+  selection.deadOnly = dead;
+  if (!states.empty()) {
+    auto filter = parseNodeStateFilter(states);
+    if (!filter) {
+      reportError("sinfo", filter.error());
+      return reportError("sinfo", "valid states: " + validNodeStateNames());
+    }
+    selection.states = *filter;
+  }
+  std::set<std::string> onlyNodes;
+  if (!nodeNames.empty()) {
+    auto expanded = hostlist::expand(nodeNames);
+    if (!expanded) return reportError("sinfo", "'" + nodeNames + "' invalid entry for --nodes");
+    onlyNodes.insert(expanded->begin(), expanded->end());
+  }
+  bool filtered = !states.empty() || !nodeNames.empty() || responding || dead;
+
   auto client = ControllerClient::connect(confDir);
   if (!client) return reportError("sinfo", client.error());
   gantry::v1::ListPartitionsRequest partitionQuery;
@@ -67,7 +98,11 @@ int runSinfo(const std::vector<std::string>& args) {
 
   std::vector<gantry::v1::Partition> partitionVec(partitionList->partitions().begin(),
                                                   partitionList->partitions().end());
-  std::vector<gantry::v1::Node> nodeVec(nodeList->nodes().begin(), nodeList->nodes().end());
+  std::vector<gantry::v1::Node> nodeVec;
+  for (const gantry::v1::Node& node : nodeList->nodes()) {
+    if (!onlyNodes.empty() && !onlyNodes.contains(node.name())) continue;
+    if (nodeSelected(selection, node)) nodeVec.push_back(node);
+  }
   if (json) {
     nlohmann::json out = listToJson("partitions", partitionVec);
     out["nodes"] = listToJson("nodes", nodeVec)["nodes"];
@@ -75,7 +110,7 @@ int runSinfo(const std::vector<std::string>& args) {
     return 0;
   }
   std::cout << renderSinfo(lineFormat, partitionVec, nodeVec,
-                           SinfoRenderOptions{.view = view, .header = !noHeader});
+                           SinfoRenderOptions{.view = view, .header = !noHeader, .nodesFiltered = filtered});
   return 0;
 }
 

@@ -71,7 +71,7 @@ Result<gantry::v1::ListJobsRequest> buildQuery(const SqueueOptions& options,
       if (used != id.size()) throw std::invalid_argument(id);
       request.add_job_ids(value);
     } catch (const std::exception&) {
-      return Error{"-j/--jobs: invalid job id '" + id + "'"};
+      return Error{"Invalid job id: " + id};  // Slurm's words
     }
   }
   for (const std::string& word : splitCommas(options.states)) {

@@ -2,10 +2,12 @@
 // durable record that comes before the answer.
 #include "controller/core/controller_core.h"
 
+#include <algorithm>
 #include <ctime>
 
 #include "controller/core/core_helpers.h"
 #include "controller/core/job_request.h"
+#include "controller/core/partition_fit.h"
 
 namespace gantry::core {
 
@@ -83,6 +85,22 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
     if (!selectRequest) return reply(Error{selectRequest.failure()});
     auto timeLimit = effectiveTimeLimit(spec, **partition);
     if (!timeLimit) return reply(Error{timeLimit.failure()});
+    PartitionSize size;
+    size.nodes = static_cast<int64_t>((*partition)->nodes.size());
+    for (const auto& name : (*partition)->nodes) {
+      if (const NodeRecord* node = state_.findNode(name)) {
+        size.cpus += node->conf.cpus;
+        size.largestNodeCpus = std::max<int64_t>(size.largestNodeCpus, node->conf.cpus);
+      }
+    }
+    JobSize jobSize{.minNodes = selectRequest->minNodes, .maxNodes = selectRequest->maxNodes,
+                .minCpus = std::max<int64_t>(selectRequest->ntasks,
+                                             int64_t{selectRequest->ntasksPerNode} * selectRequest->minNodes) *
+                           selectRequest->cpusPerTask,
+                .cpusPerTask = selectRequest->cpusPerTask};
+    if (auto fits = checkPartitionFit(jobSize, size); !fits) {
+      return reply(Error{ErrorCode::Never, fits.error()});
+    }
     const select::PartitionView* view = state_.partitionView((*partition)->name);
     if (view == nullptr) return reply(Error{ErrorCode::Internal, "partition " + (*partition)->name + " has no node view"});
     select::Outcome ever = state_.cluster.canEverRun(*selectRequest, *view);

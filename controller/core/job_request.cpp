@@ -6,6 +6,7 @@
 
 #include "common/gres/gpu_bind.h"
 #include "common/util/checked.h"
+#include "controller/core/partition_fit.h"
 
 namespace gantry::core {
 namespace {
@@ -197,8 +198,8 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
   if (auto status = checkGpuBind(spec); !status) return Error{status.failure()};
   if (auto status = checkConsTresOptions(spec, conf); !status) return Error{status.failure()};
   if (spec.max_nodes() > 0 && spec.min_nodes() > spec.max_nodes()) {
-    return Error{"invalid --nodes: minimum " + std::to_string(spec.min_nodes()) +
-                 " is above maximum " + std::to_string(spec.max_nodes())};
+    return Error{std::string(kNodeCountInvalid) + ": --nodes minimum " + std::to_string(spec.min_nodes()) +
+                 " is above the maximum " + std::to_string(spec.max_nodes())};
   }
   select::Request request;
   request.minNodes = spec.min_nodes() > 0 ? spec.min_nodes() : 1;

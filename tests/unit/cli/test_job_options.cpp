@@ -187,7 +187,7 @@ TEST_CASE("every sbatch error names the option and the rule", "[cli][sbatch]") {
       {{"--wrap", "x", "--mem-per-gpu=1x"}, "--mem-per-gpu: invalid size"},
       {{"--wrap", "x", "--mem=1G", "--mem-per-cpu=1G"}, "mutually exclusive"},
       {{"--wrap", "x", "-t", "soon"}, "--time: invalid time limit 'soon'"},
-      {{"--wrap", "x", "--gres=gpu:a100:x"}, "--gres: invalid GRES"},
+      {{"--wrap", "x", "--gres=gpu:a100:x"}, "--gres: Invalid generic resource (gres) specification"},
       {{"--wrap", "x", "--gpus=-2"}, "--gpus: invalid GPU count '-2'"},
       {{"--wrap", "x", "--gpus-per-node=a:"}, "--gpus-per-node: invalid GPU count"},
       {{"--wrap", "x", "--gpus-per-socket=x"}, "--gpus-per-socket: invalid GPU count"},

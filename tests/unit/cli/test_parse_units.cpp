@@ -57,6 +57,32 @@ TEST_CASE("node ranges", "[cli][units]") {
   CHECK_FALSE(parseNodeRange("0").ok());
 }
 
+TEST_CASE("node counts take Slurm's k and m suffixes", "[cli][units]") {
+  struct Case {
+    const char* text;
+    int32_t min;
+    int32_t max;
+  };
+  const Case cases[] = {
+      {"3k", 3 * 1024, 0},
+      {"2K-3k", 2048, 3072},
+      {"1m", 1024 * 1024, 0},
+      {"7-2M", 7, 2 * 1024 * 1024},
+  };
+  for (const Case& c : cases) {
+    SECTION(c.text) {
+      auto range = parseNodeRange(c.text);
+      REQUIRE(range.ok());
+      CHECK(range->min == c.min);
+      CHECK(range->max == c.max);
+    }
+  }
+  CHECK_FALSE(parseNodeRange("k").ok());
+  CHECK_FALSE(parseNodeRange("2x").ok());
+  CHECK_FALSE(parseNodeRange("4096m").ok());  // past a 32-bit count
+  CHECK_FALSE(parseNodeRange("0k").ok());
+}
+
 TEST_CASE("GRES lists", "[cli][units]") {
   auto items = parseGresList("gpu:a100:2,mps:100,gpu,gpu:tesla");
   REQUIRE(items.ok());
