@@ -178,6 +178,10 @@ void AccountingJournal::runBuilder() {
     std::vector<std::pair<JobRecord, std::vector<accounting::JobRecord>>> built;
     built.reserve(works.size());
     for (const auto& work : works) {
+      while (coreBusy_.load(std::memory_order_relaxed) > 0 &&
+             std::chrono::steady_clock::now() - firstReady < kBuilderLongestWait) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
       JobRecord job = fromStored(*work);
       std::vector<accounting::JobRecord> records = accountingRecordsOf(job, work->held, scope_);
       built.emplace_back(std::move(job), std::move(records));

@@ -42,6 +42,7 @@
 // waits for either store.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -105,6 +106,23 @@ class AccountingJournal {
   // Blocks until the builder has handed on every durable persist left to
   // it (tests, benchmarks and shutdown; not from the builder's callbacks).
   void flush();
+  // While one lives (a scheduling pass on the strand), the builder waits
+  // before its next job, within its longest wait: on a machine with few
+  // cores its work would otherwise slow the pass from the other core.
+  class CoreBusy {
+   public:
+    explicit CoreBusy(AccountingJournal* journal) : journal_(journal) {
+      if (journal_ != nullptr) journal_->coreBusy_.fetch_add(1, std::memory_order_relaxed);
+    }
+    ~CoreBusy() {
+      if (journal_ != nullptr) journal_->coreBusy_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    CoreBusy(const CoreBusy&) = delete;
+    CoreBusy& operator=(const CoreBusy&) = delete;
+
+   private:
+    AccountingJournal* journal_;
+  };
   // A persist that carried rows failed: write the job's records again
   // next time; the rows never reached the journal (recordsMutex_ held).
   void persistFailed(uint64_t job, const std::vector<JournalRow>& rows);
@@ -191,6 +209,7 @@ class AccountingJournal {
   bool building_ = false;
   bool stopping_ = false;
   int flushing_ = 0;  // callers waiting in flush(): build without waiting for a pause
+  std::atomic<int> coreBusy_{0};  // CoreBusy guards alive
   std::condition_variable builderWake_;
   std::condition_variable builderIdle_;
   std::thread builder_;

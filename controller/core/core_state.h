@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/config/gantry_conf.h"
+#include "controller/core/partition_fit.h"
 #include "controller/core/records.h"
 #include "controller/gang/partition_gang.h"
 #include "controller/select/cluster.h"
@@ -34,6 +35,9 @@ struct CoreState {
   // never rescan every partition's node list.
   std::map<std::string, select::PartitionView> partitionViews;     // by partition name
   std::vector<std::vector<std::string>> partitionsOfNode;          // by position in nodes
+  // What each partition's nodes add up to, for the check at submission
+  // (partition_fit.h), so it never walks the node list.
+  std::map<std::string, PartitionSize> partitionSizes;             // by partition name
 
   // The timeslicer of each over-subscribed partition under gang scheduling
   // (gang_driver.cpp), with the node count its capacities were built for.

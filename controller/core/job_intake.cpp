@@ -85,14 +85,8 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
     if (!selectRequest) return reply(Error{selectRequest.failure()});
     auto timeLimit = effectiveTimeLimit(spec, **partition);
     if (!timeLimit) return reply(Error{timeLimit.failure()});
-    PartitionSize size;
-    size.nodes = static_cast<int64_t>((*partition)->nodes.size());
-    for (const auto& name : (*partition)->nodes) {
-      if (const NodeRecord* node = state_.findNode(name)) {
-        size.cpus += node->conf.cpus;
-        size.largestNodeCpus = std::max<int64_t>(size.largestNodeCpus, node->conf.cpus);
-      }
-    }
+    auto sized = state_.partitionSizes.find((*partition)->name);
+    PartitionSize size = sized != state_.partitionSizes.end() ? sized->second : PartitionSize{};
     JobSize jobSize{.minNodes = selectRequest->minNodes, .maxNodes = selectRequest->maxNodes,
                 .minCpus = std::max<int64_t>(selectRequest->ntasks,
                                              int64_t{selectRequest->ntasksPerNode} * selectRequest->minNodes) *

@@ -35,6 +35,8 @@ void ControllerCore::schedulePass(Reply<SchedulePassReport> reply) {
 
 void ControllerCore::schedule() {
   if (stopped_) return;
+  // Accounting's background work waits while a pass runs (accounting_journal.h).
+  AccountingJournal::CoreBusy busy(accountingJournal_.get());
   // Pending jobs in priority order, then submission order. A job that does
   // not fit now does not stop smaller ones behind it from starting.
   std::vector<JobRecord*> pending;
