@@ -185,8 +185,9 @@ class Bench {
     return ids;
   }
 
-  // With an accounting store, every persist also journals the job's
-  // records and hands them on (the cost measured by --accounting).
+  // With an accounting store, every persist also gets the job's records
+  // built and handed on (journaled when they end): the cost measured by
+  // --accounting.
   void startCore(accounting::AccountingStore* accounting = nullptr) {
     accounting_ = accounting;
     // A tick far away keeps the core's own periodic work out of the way.
