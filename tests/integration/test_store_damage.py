@@ -4,6 +4,7 @@ goes on from what can be read, and never hands out an old job id again."""
 
 import os
 import signal
+import sqlite3
 import stat
 import subprocess
 
@@ -17,6 +18,16 @@ def overwrite_page(path, page, page_size=4096):
         db.write(bytes((i * 167 + 13) % 256 for i in range(page_size)))
 
 
+def newest_jobs_page(path):
+    """The page holding the jobs with the highest ids: the rightmost leaf of
+    table jobs. The file's last page need not be it (a node's record that
+    grew is moved to the end of the file)."""
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        row = db.execute("SELECT pageno FROM dbstat WHERE name = 'jobs' AND pagetype = 'leaf' "
+                         "ORDER BY path DESC LIMIT 1").fetchone()
+    return row[0]
+
+
 def test_damaged_state_database_stops_the_controller_until_recover(cluster):
     ids = [cluster.sbatch("--hold", "-J", f"held{i}", "--wrap", "x" * 2000) for i in range(60)]
     state_dir = cluster.root / "ctld"
@@ -26,9 +37,9 @@ def test_damaged_state_database_stops_the_controller_until_recover(cluster):
     cluster.kill_controller(signal.SIGTERM)
     pages = db.stat().st_size // 4096
     assert pages >= 8
-    # The last page holds the newest jobs: the one whose loss used to reset
-    # the job id counter.
-    overwrite_page(db, pages)
+    # The newest jobs' page: the one whose loss used to reset the job id
+    # counter.
+    overwrite_page(db, newest_jobs_page(db))
 
     refused = subprocess.run([binary("gantryctld"), "--conf-dir", str(cluster.conf_dir)],
                              capture_output=True, text=True, timeout=60)
