@@ -167,7 +167,9 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
   r.add("RunTime", formatElapsedLong(jobRunSeconds(job, options.now)))
       .add("TimeLimit", limitLong(job.time_limit_minutes(), "NONE"))
       .next();
-  r.add("SubmitTime", formatTimestamp(job.submit_time(), "Unknown")).next();
+  r.add("SubmitTime", formatTimestamp(job.submit_time(), "Unknown"))
+      .add("EligibleTime", formatTimestamp(job.eligible_time(), "Unknown"))
+      .next();
   r.add("StartTime", formatTimestamp(job.start_time(), "Unknown"))
       .add("EndTime", formatTimestamp(job.end_time(), "Unknown"))
       .next();

@@ -121,6 +121,11 @@ struct GantryConf {
   bool disableJobShrink = false;
   // SchedulerParameters=max_script_size=N: the largest batch script accepted.
   uint64_t maxScriptSizeBytes = 4 * 1024 * 1024;
+  // SchedulerParameters=requeue_delay=N: a requeued job may start again N
+  // seconds after its requeue, no sooner, so that its last run is gone from
+  // its nodes. Without it 121 s: Slurm's wait, its credential lifetime (120)
+  // plus the second its credential timestamps need, which Gantry does not.
+  int requeueDelaySec = 121;
   // PrivateData=jobs,nodes,usage,users: what other users may not see.
   struct PrivateData {
     bool jobs = false;

@@ -176,9 +176,21 @@ void setSchedulerParameters(KeyContext& c) {
   c.conf.schedulerParameters = splitList(c.pair.value);
   c.conf.disableJobShrink = false;
   c.conf.maxScriptSizeBytes = 4 * 1024 * 1024;
+  c.conf.requeueDelaySec = 121;
   for (const auto& p : c.conf.schedulerParameters) {
     if (iequals(p, "disable_job_shrink")) c.conf.disableJobShrink = true;
     std::size_t eq = p.find('=');
+    if (eq != std::string::npos && iequals(std::string_view(p).substr(0, eq), "requeue_delay")) {
+      std::string value = p.substr(eq + 1);
+      bool digits = !value.empty() && value.size() <= 7 &&
+                    std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+      if (!digits) {
+        c.error("requeue_delay=" + value + " is not a number of seconds");
+        continue;
+      }
+      c.conf.requeueDelaySec = std::stoi(value);
+      continue;
+    }
     if (eq != std::string::npos && iequals(std::string_view(p).substr(0, eq), "max_script_size")) {
       std::string value = p.substr(eq + 1);
       bool digits = !value.empty() && value.size() <= 12 &&

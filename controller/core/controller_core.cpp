@@ -22,6 +22,7 @@ std::string upper(std::string text) {
 NodeAdminState adminStateFrom(const std::string& text) {
   std::string state = upper(text);
   if (state == "DOWN") return NodeAdminState::Down;
+  if (state == "DOWN+DRAIN") return NodeAdminState::DownDrain;
   if (state == "DRAIN") return NodeAdminState::Drain;
   // A node configured FAILING has no jobs yet: it is simply failing.
   if (state == "FAIL" || state == "FAILING") return NodeAdminState::Fail;

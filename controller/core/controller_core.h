@@ -195,7 +195,9 @@ class ControllerCore {
 
   int64_t now() const;
   void reconfigure(config::GantryConf fresh, std::optional<SwitchScriptAnswers> answers, Reply<Ok> reply);
-  LifecyclePolicy policy() const { return LifecyclePolicy{.jobRequeue = conf_.jobRequeue}; }
+  LifecyclePolicy policy() const {
+    return LifecyclePolicy{.jobRequeue = conf_.jobRequeue, .requeueDelaySec = conf_.requeueDelaySec};
+  }
   // Applies an event to a job through the lifecycle and carries out what
   // follows; `persisted` runs once the change is durable.
   Result<Ok> applyJob(JobRecord& job, const JobEvent& event, std::function<void(const Status&)> persisted = {});

@@ -28,6 +28,7 @@ std::string_view toString(NodeAdminState state) {
     case NodeAdminState::None: return "";
     case NodeAdminState::Drain: return "DRAIN";
     case NodeAdminState::Down: return "DOWN";
+    case NodeAdminState::DownDrain: return "DOWN+DRAIN";
     case NodeAdminState::Fail: return "FAIL";
   }
   return "";
@@ -53,6 +54,7 @@ std::string reasonText(JobReason reason, const std::string& detail) {
     case JobReason::InactiveLimit: return "InactiveLimit";
     case JobReason::GangTimeslice: return "GangTimeslice";
     case JobReason::SwitchSetup: return detail;
+    case JobReason::BeginTime: return "BeginTime";
   }
   return "None";
 }
@@ -133,7 +135,9 @@ Effects requeue(JobRecord& job, JobReason reason, std::string detail, std::vecto
   // Each run needs a time of its own (accounting keys a run by it), even
   // one requeued within the second it was submitted or last requeued.
   job.requeueTime = std::max(now, std::max(job.submitTime, job.requeueTime) + 1);
-  job.eligibleTime = job.held() ? 0 : now;
+  // Not again before the delay: the last run's processes and credentials
+  // must be gone from its nodes first (Slurm's requeue_delay).
+  job.eligibleTime = job.held() ? 0 : now + policy.requeueDelaySec;
   job.nodeNames.clear();
   job.startTime = 0;
   job.runSecondsBefore = 0;
@@ -401,8 +405,23 @@ struct JobTransition {
 
 // ---------------------------------------------------------------- nodes
 
+// An administrator's DOWN or DRAIN on a node that is already the other
+// keeps both, as Slurm does; FAIL replaces either.
+NodeAdminState adminStateAfter(NodeAdminState current, node_event::AdminUpdate::To to) {
+  using To = node_event::AdminUpdate::To;
+  bool wasDown = current == NodeAdminState::Down || current == NodeAdminState::DownDrain;
+  bool wasDrained = current == NodeAdminState::Drain || current == NodeAdminState::DownDrain;
+  switch (to) {
+    case To::Down: return wasDrained ? NodeAdminState::DownDrain : NodeAdminState::Down;
+    case To::Drain: return wasDown ? NodeAdminState::DownDrain : NodeAdminState::Drain;
+    case To::Fail: return NodeAdminState::Fail;
+    case To::Resume: return NodeAdminState::None;
+  }
+  return current;
+}
+
 void drain(NodeRecord& node, const std::string& reason, const std::string& user, int64_t now) {
-  node.admin = NodeAdminState::Drain;
+  node.admin = adminStateAfter(node.admin, node_event::AdminUpdate::To::Drain);
   node.reason = reason;
   node.reasonUser = user;
   node.reasonTime = now;
@@ -456,14 +475,18 @@ struct NodeTransition {
       node.registrationErrors.clear();
       return Effects{RefreshNode{node.conf.name}, PersistNode{node.conf.name}, Schedule{}};
     }
+    if (update.to == To::Resume && update.keepsFail && node.admin == NodeAdminState::DownDrain) {
+      // UNDRAIN of a DOWN node that was drained too: only the drain goes.
+      node.admin = NodeAdminState::Down;
+      node.registrationErrors.clear();
+      return Effects{RefreshNode{node.conf.name}, PersistNode{node.conf.name}, Schedule{}};
+    }
     if (update.to == To::Resume) {
       node.admin = NodeAdminState::None;
       node.reason.clear();
       node.registrationErrors.clear();
     } else {
-      node.admin = update.to == To::Down   ? NodeAdminState::Down
-                   : update.to == To::Fail ? NodeAdminState::Fail
-                                           : NodeAdminState::Drain;
+      node.admin = adminStateAfter(node.admin, update.to);
       node.reason = update.reason;
     }
     node.reasonUser = update.user;

@@ -121,6 +121,9 @@ using JobEvent = std::variant<job_event::Placed, job_event::StillPending, job_ev
 // Settings the lifecycle decides with.
 struct LifecyclePolicy {
   bool jobRequeue = true;  // JobRequeue: lost batch jobs are requeued unless --no-requeue
+  // SchedulerParameters=requeue_delay: a requeued job becomes eligible this
+  // many seconds after its requeue.
+  int64_t requeueDelaySec = 121;
 };
 
 // Applies the event to the job. On an Error the record is unchanged and no

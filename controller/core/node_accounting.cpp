@@ -84,7 +84,7 @@ std::optional<std::vector<accounting::NodeEvent>> wantedNodeEvents(const NodeRec
   std::vector<accounting::NodeEvent> wanted;
   std::string user = node.reasonUser.empty() ? "root" : node.reasonUser;
   const std::string& name = node.conf.name;
-  if (node.admin == NodeAdminState::Down) {
+  if (node.admin == NodeAdminState::Down || node.admin == NodeAdminState::DownDrain) {
     wanted.push_back(eventOf(name, "DOWN", node.reason, user));
   } else if (node.notResponding) {
     wanted.push_back(eventOf(name, "DOWN", "Not responding", "root"));

@@ -71,6 +71,7 @@ enum class JobReason {
   InactiveLimit,      // the salloc/srun holding the allocation stopped answering
   GangTimeslice,      // suspended by gang scheduling until its turn in the timeslice rotation
   SwitchSetup,        // detail: "switch setup failed" or "switch setup timed out" (switch/lua)
+  BeginTime,          // not eligible before its eligible time (a requeued job's delay)
 };
 std::string reasonText(JobReason reason, const std::string& detail);
 
@@ -107,7 +108,7 @@ struct JobRecord {
   std::string reasonDetail;
 
   int64_t submitTime = 0;
-  int64_t eligibleTime = 0;    // when it last became eligible (0 while held)
+  int64_t eligibleTime = 0;    // when it last became (or, after a requeue, becomes) eligible; 0 while held
   int64_t requeueTime = 0;     // when it was last requeued (0: never); starts a new accounting run
   int64_t startTime = 0;       // when the job was allocated (kept through suspensions)
   int64_t endTime = 0;
@@ -171,7 +172,9 @@ struct JobRecord {
 // Fail: set failing by an administrator (scontrol State=FAIL): it takes no
 // new work like Drain, and shows FAILING while jobs still run there, FAIL
 // once idle.
-enum class NodeAdminState { None, Drain, Down, Fail };
+// DownDrain: drained and set DOWN, in either order; Slurm keeps both (the
+// DRAIN flag on a DOWN node), and a resume clears both.
+enum class NodeAdminState { None, Drain, Down, DownDrain, Fail };
 std::string_view toString(NodeAdminState state);
 
 struct NodeRecord {
@@ -203,8 +206,10 @@ struct NodeRecord {
   // job) until it reports.
   std::set<uint64_t> switchHolds;
 
-  bool drained() const { return admin == NodeAdminState::Drain || !registrationErrors.empty(); }
-  bool down() const { return admin == NodeAdminState::Down || notResponding; }
+  bool drained() const {
+    return admin == NodeAdminState::Drain || admin == NodeAdminState::DownDrain || !registrationErrors.empty();
+  }
+  bool down() const { return admin == NodeAdminState::Down || admin == NodeAdminState::DownDrain || notResponding; }
   bool failing() const { return admin == NodeAdminState::Fail; }
   bool degraded() const { return drain::anythingDrained(drainedTres); }
   // May take new work.

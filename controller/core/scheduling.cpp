@@ -40,8 +40,14 @@ void ControllerCore::schedule() {
   // Pending jobs in priority order, then submission order. A job that does
   // not fit now does not stop smaller ones behind it from starting.
   std::vector<JobRecord*> pending;
+  const int64_t t = now();
   for (auto& [id, job] : state_.jobs) {
     if (job.state != JobState::Pending || job.held()) continue;
+    // A requeued job waits out its delay; the tick's passes take it after.
+    if (job.eligibleTime > t) {
+      if (job.reason != JobReason::BeginTime) (void)applyJob(job, job_event::StillPending{JobReason::BeginTime, ""});
+      continue;
+    }
     // A requeued job whose previous run's setup still runs waits for it:
     // its record takes one setup at a time (its nodes are held meanwhile).
     if (job.network && job.network->setup != interconnect::SetupPhase::None) continue;

@@ -255,7 +255,7 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
   job.uid = wire.uid();
   job.gid = wire.gid();
   job.state = fromWire(wire.state());
-  if (wire.reason_code() > 0 && wire.reason_code() <= static_cast<int>(JobReason::SwitchSetup)) {
+  if (wire.reason_code() > 0 && wire.reason_code() <= static_cast<int>(JobReason::BeginTime)) {
     job.reason = static_cast<JobReason>(wire.reason_code());
     job.reasonDetail = wire.reason_detail();
   } else if (!wire.reason().empty() && wire.reason() != "None") {

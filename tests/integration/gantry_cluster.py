@@ -154,6 +154,9 @@ class Cluster:
             "SelectType=select/cons_tres",
             "SelectTypeParameters=CR_Core_Memory",
             "JobRequeue=1",
+            # A requeued job may start again at once, not after Slurm's 121 s;
+            # a test of the delay itself sets its own.
+            "SchedulerParameters=requeue_delay=0",
         ]
         for node in self.nodes:
             cpus = node.get("cpus", 4)

@@ -286,6 +286,15 @@ TEST_CASE("gantry.conf: PrologEpilogTimeout", "[config][gantry]") {
   CHECK_THAT(parseError("PrologEpilogTimeout=soon\n"), Catch::Contains("gantry.conf:1"));
 }
 
+TEST_CASE("gantry.conf: SchedulerParameters=requeue_delay", "[config][gantry]") {
+  CHECK(mustParse("").requeueDelaySec == 121);  // Slurm's wait: its credential lifetime and a second
+  CHECK(mustParse("SchedulerParameters=requeue_delay=7\n").requeueDelaySec == 7);
+  CHECK(mustParse("SchedulerParameters=bf_interval=30,Requeue_Delay=0\n").requeueDelaySec == 0);
+  CHECK_THAT(parseError("SchedulerParameters=requeue_delay=-1\n"),
+             Catch::Contains("gantry.conf:1: SchedulerParameters=requeue_delay=-1: requeue_delay=-1 is not a number of seconds"));
+  CHECK_THAT(parseError("SchedulerParameters=requeue_delay=soon\n"), Catch::Contains("requeue_delay=soon"));
+}
+
 TEST_CASE("gantry.conf: MinJobAge", "[config][gantry]") {
   CHECK(mustParse("").minJobAgeSeconds == 300);
   CHECK(mustParse("MinJobAge=60\n").minJobAgeSeconds == 60);

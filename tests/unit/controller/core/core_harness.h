@@ -6,6 +6,7 @@
 // the store's writer, which the helpers wait for with JobStore::flush().
 #pragma once
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -151,6 +152,11 @@ struct CoreHarness {
                        core::SwitchCalls* switchCalls = nullptr, core::SwitchScriptAnswers switchAnswers = {},
                        int64_t keepFinishedSeconds = 300, accounting::AccountingStore* accounting = nullptr)
       : db(std::move(dbPath)), conf(std::move(configuration)) {
+    // A requeued job may start again at once here, unlike on a site
+    // (requeue_delay, 121 s), unless the test sets the delay itself.
+    bool delaySet = std::any_of(conf.schedulerParameters.begin(), conf.schedulerParameters.end(),
+                                [](const std::string& item) { return item.rfind("requeue_delay=", 0) == 0; });
+    if (!delaySet) conf.requeueDelaySec = 0;
     REQUIRE(store.open(db).ok());
     clock.set(TimePoint(std::chrono::seconds(1'000'000)));
     core = std::make_unique<core::ControllerCore>(

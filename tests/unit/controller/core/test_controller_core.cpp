@@ -171,6 +171,38 @@ TEST_CASE("a node that stops heartbeating goes DOWN and its job is requeued") {
   CHECK(job.batch_host() == other);
 }
 
+TEST_CASE("a requeued job waits out requeue_delay, BeginTime, before it starts again") {
+  Harness h(twoNodeConf("SchedulerParameters=requeue_delay=20\n"));
+  h.registerNodes();
+  auto id = h.submit(sleepJob());
+  h.settle();
+  std::string host = h.job(*id).batch_host();
+  std::string other = host == "n1" ? "n2" : "n1";
+  // The batch host misses its heartbeats: after SlurmdTimeout (10 s) the
+  // job is requeued at about t+12, and may start again 20 s later.
+  int64_t elapsed = 0;
+  auto wait = [&](int seconds) {
+    for (int i = 0; i < seconds; ++i) {
+      h.clock.advance(std::chrono::seconds(1));
+      h.heartbeat(other);
+      h.settle();
+      ++elapsed;
+    }
+  };
+  wait(12);
+  v1::Job job = h.job(*id);
+  REQUIRE(job.restart_count() == 1);
+  CHECK(job.state() == v1::PENDING);
+  CHECK(job.reason() == "BeginTime");
+  int64_t requeuedAt = job.eligible_time() - 20;
+  wait(static_cast<int>(requeuedAt + 19 - (1'000'000 + elapsed)));
+  CHECK(h.job(*id).state() == v1::PENDING);  // one second short
+  wait(2);
+  job = h.job(*id);
+  CHECK(job.state() == v1::RUNNING);
+  CHECK(job.batch_host() == other);
+}
+
 TEST_CASE("a launch failure drains the node and requeues the job elsewhere") {
   Harness h;
   h.registerNodes();

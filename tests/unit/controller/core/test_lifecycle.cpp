@@ -157,6 +157,14 @@ const std::vector<JobRow>& jobRows() {
       {"a node set DOWN requeues the job and stops it on every node", JobState::Running,
        job_event::NodeLost{"n1", JobReason::NodeSetDown}, JobState::Pending, JobReason::NodeSetDown,
        {"terminate:2", "release", "persist", "schedule"}},
+      {"a requeued job becomes eligible Slurm's 121 s after its requeue by default", JobState::Running,
+       job_event::NodeLost{"n1", JobReason::NodeSetDown}, JobState::Pending, JobReason::NodeSetDown,
+       {"terminate:2", "release", "persist", "schedule"}, nullptr,
+       [](const JobRecord& j) { CHECK(j.eligibleTime == kNow + 121); }},
+      {"requeue_delay sets the wait of a requeued job", JobState::Running,
+       job_event::NodeLost{"n2", JobReason::NodeNotResponding}, JobState::Pending, JobReason::NodeNotResponding,
+       {"terminate:1", "release", "persist", "schedule"}, nullptr,
+       [](const JobRecord& j) { CHECK(j.eligibleTime == kNow + 5); }, LifecyclePolicy{.requeueDelaySec = 5}},
       {"a lost node ends a --no-requeue job NODE_FAIL", JobState::Running,
        job_event::NodeLost{"n2", JobReason::NodeNotResponding}, JobState::NodeFail, JobReason::NodeNotResponding,
        {"terminate:1", "release", "schedule", "persist"}, [](JobRecord& j) { j.spec.set_no_requeue(true); },
@@ -526,6 +534,43 @@ const std::vector<NodeRow>& nodeRows() {
        node_event::AdminUpdate{.to = To::Resume, .reason = "", .user = "root", .keepsFail = true},
        {"refresh", "persist-node", "schedule"}, [](NodeRecord& n) { n.admin = NodeAdminState::Drain; },
        [](const NodeRecord& n) { CHECK(n.schedulable()); }},
+      {"DRAIN of a DOWN node keeps it DOWN and drained",
+       node_event::AdminUpdate{.to = To::Drain, .reason = "psu", .user = "root"},
+       {"refresh", "persist-node", "schedule"}, [](NodeRecord& n) { n.admin = NodeAdminState::Down; },
+       [](const NodeRecord& n) {
+         CHECK(n.admin == NodeAdminState::DownDrain);
+         CHECK(n.down());
+         CHECK(n.drained());
+         CHECK(n.reason == "psu");
+       }},
+      {"DOWN of a drained node keeps the drain",
+       node_event::AdminUpdate{.to = To::Down, .reason = "dead", .user = "root"},
+       {"refresh", "persist-node", "schedule"}, [](NodeRecord& n) { n.admin = NodeAdminState::Drain; },
+       [](const NodeRecord& n) {
+         CHECK(n.down());
+         CHECK(n.drained());
+       }},
+      {"RESUME clears both DOWN and DRAIN",
+       node_event::AdminUpdate{.to = To::Resume, .reason = "", .user = "root"},
+       {"refresh", "persist-node", "schedule"}, [](NodeRecord& n) { n.admin = NodeAdminState::DownDrain; },
+       [](const NodeRecord& n) { CHECK(n.schedulable()); }},
+      {"UNDRAIN of a DOWN and drained node leaves it DOWN",
+       node_event::AdminUpdate{.to = To::Resume, .reason = "", .user = "root", .keepsFail = true},
+       {"refresh", "persist-node", "schedule"}, [](NodeRecord& n) { n.admin = NodeAdminState::DownDrain; },
+       [](const NodeRecord& n) {
+         CHECK(n.down());
+         CHECK_FALSE(n.drained());
+       }},
+      {"FAIL replaces DOWN and DRAIN together",
+       node_event::AdminUpdate{.to = To::Fail, .reason = "x", .user = "root"},
+       {"refresh", "persist-node", "schedule"}, [](NodeRecord& n) { n.admin = NodeAdminState::DownDrain; },
+       [](const NodeRecord& n) { CHECK(n.admin == NodeAdminState::Fail); }},
+      {"the controller's drain of a DOWN node keeps it DOWN", node_event::Drain{"batch job launch failed: y"},
+       {"refresh", "persist-node"}, [](NodeRecord& n) { n.admin = NodeAdminState::Down; },
+       [](const NodeRecord& n) {
+         CHECK(n.down());
+         CHECK(n.drained());
+       }},
       {"the controller drains a node where a launch failed", node_event::Drain{"batch job launch failed: x"},
        {"refresh", "persist-node"}, nullptr, [](const NodeRecord& n) { CHECK(n.drained()); }},
   };
