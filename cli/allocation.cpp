@@ -2,9 +2,13 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 extern char** environ;
@@ -22,6 +26,13 @@ SubmitContext currentSubmitContext() {
   context.workDir = std::filesystem::current_path(ec).string();
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0) context.submitHost = host;
+  context.readNodeFile = [](const std::string& path) -> Result<std::string> {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Error{"cannot open node file '" + path + "': " + std::strerror(errno)};
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
   return context;
 }
 

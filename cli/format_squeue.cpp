@@ -36,6 +36,8 @@ const std::vector<JobField>& jobFields() {
        [](const Job& j, int64_t now) { return formatElapsedShort(jobRunSeconds(j, now)); }},
       {"D", "numnodes", "NODES", [](const Job& j, int64_t) { return std::to_string(jobNodeCount(j)); }},
       {"N", "nodelist", "NODELIST", [](const Job& j, int64_t) { return j.node_list(); }},
+      {"n", "reqnodes", "REQ_NODES", [](const Job& j, int64_t) { return j.spec().required_nodes(); }},
+      {"x", "excnodes", "EXC_NODES", [](const Job& j, int64_t) { return j.spec().excluded_nodes(); }},
       {"P", "partition", "PARTITION", [](const Job& j, int64_t) { return j.spec().partition(); }},
       {"R", "reasonlist", "NODELIST(REASON)",
        [](const Job& j, int64_t) { return jobNodeListOrReason(j); }},

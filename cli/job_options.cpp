@@ -56,6 +56,10 @@ const ValueOption kValueOptions[] = {
     {"--export", "export", &SbatchOptions::exportSpec, "ALL (default), NONE, or [ALL,]VAR[=value],..."},
     {"--wrap", "wrap", &SbatchOptions::wrap, "command to run as a /bin/sh script"},
     {"--priority", "priority", &SbatchOptions::priority, "the job's priority (root and SlurmUser only)"},
+    {"-w,--nodelist", "nodelist", &SbatchOptions::nodelist,
+     "nodes the job must have: a host list (n[1-3,5]) or a file of names (a path with '/')"},
+    {"-x,--exclude", "exclude", &SbatchOptions::exclude,
+     "nodes the job must not have: a host list or a file of names (a path with '/')"},
     {"--conf-dir", "conf-dir", &SbatchOptions::confDir,
      "configuration directory (default $GANTRY_CONF_DIR, then /etc/gantry)"},
 };
@@ -87,7 +91,7 @@ const std::map<std::string, std::string> kValueNames = {
     {"gpu-bind", "..."},    {"gpu-freq", "..."},      {"network", "type"},        {"account", "name"},
     {"comment", "name"},    {"gres-flags", "opts"},   {"core-spec", "cores"},     {"thread-spec", "threads"},
     {"tres-per-task", "list"}, {"export", "env_vars|NONE"}, {"wrap", "command"}, {"priority", "value"},
-    {"conf-dir", "path"},
+    {"conf-dir", "path"},   {"nodelist", "hosts"},    {"exclude", "hosts"},
 };
 
 std::string valueNameOf(const std::string& key) {

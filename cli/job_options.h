@@ -36,6 +36,9 @@ struct SbatchOptions {
   std::optional<std::string> gres, gpus, gpusPerNode, gpusPerSocket, gpusPerTask;
   std::optional<std::string> cpusPerGpu, memPerGpu, gresFlags, coreSpec, tresPerTask;
   std::optional<std::string> exportSpec, wrap, confDir, priority, gpuBind, network, account, comment;
+  // -w/--nodelist and -x/--exclude as typed: a host list expression, or
+  // (containing '/') the path of a file of names.
+  std::optional<std::string> nodelist, exclude;
   bool hold = false;
   bool parsable = false;
   // --exclusive: "" when given bare, else its argument (user, mcs, topo).
@@ -60,18 +63,20 @@ void declareSbatchOptions(CLI::App& app, SbatchOptions& target, const std::strin
 // The warnings for the accepted-and-ignored options given, in name order.
 std::vector<std::string> ignoredOptionWarnings(const SbatchOptions& options);
 
-// What sbatch runs in: the exported environment, the current directory,
-// this host's name.
-struct SubmitContext {
-  std::map<std::string, std::string> environment;
-  std::string workDir;
-  std::string submitHost;
-};
-
 // Reads a script file; the error names the file. The path kStdinScript
 // means standard input, used when no script file is named.
 inline constexpr const char* kStdinScript = "-";
 using ScriptReader = std::function<Result<std::string>(const std::string& path)>;
+
+// What sbatch runs in: the exported environment, the current directory,
+// this host's name, and how a -w/-x file of node names is read (unset: a
+// value naming a file is refused).
+struct SubmitContext {
+  std::map<std::string, std::string> environment;
+  std::string workDir;
+  std::string submitHost;
+  ScriptReader readNodeFile = nullptr;
+};
 
 struct Submission {
   gantry::v1::JobSpec spec;

@@ -5,6 +5,7 @@
 
 #include "cli/job_options.h"
 #include "cli/parse_units.h"
+#include "common/hostlist/hostlist.h"
 #include "common/gres/gpu_bind.h"
 
 namespace gantry::cli {
@@ -94,7 +95,8 @@ class SpecBuilder {
     for (auto step : {&SpecBuilder::applyCounts, &SpecBuilder::applyMemory,
                       &SpecBuilder::applyTime, &SpecBuilder::applyGres, &SpecBuilder::applyGpus,
                       &SpecBuilder::applyTresPerTask, &SpecBuilder::applyGresFlags,
-                      &SpecBuilder::applyExclusive, &SpecBuilder::applyEnvironment}) {
+                      &SpecBuilder::applyExclusive, &SpecBuilder::applyNodeLists,
+                      &SpecBuilder::applyEnvironment}) {
       Status status = (this->*step)();
       if (!status) return Error{status.error()};
     }
@@ -320,6 +322,42 @@ class SpecBuilder {
     } else {
       return errors_.make("exclusive", "invalid value '" + *options_.exclusive +
                                            "': expected --exclusive alone, or =user, =mcs or =topo");
+    }
+    return okStatus();
+  }
+
+  // The names of a -w/-x value: a host list expression, or (with a '/' in
+  // it, as Slurm reads it) a file of names, any number a line, '#' starting
+  // a comment.
+  Result<std::vector<std::string>> nodeNames(const std::string& value, const char* key) const {
+    std::string text = value;
+    if (value.find('/') != std::string::npos) {
+      if (!context_.readNodeFile) return errors_.make(key, "cannot read the node file '" + value + "' here");
+      auto content = context_.readNodeFile(value);
+      if (!content) return errors_.make(key, content.error());
+      text.clear();
+      for (const std::string& line : splitList(*content, '\n')) text += line.substr(0, line.find('#')) + "\n";
+    }
+    auto names = hostlist::expand(text);
+    if (!names) return errors_.make(key, "Invalid node list specified: " + names.error());
+    if (names->empty()) return errors_.make(key, "'" + value + "' names no node");
+    return names;
+  }
+
+  // -w/--nodelist and -x/--exclude, sent compressed. Without -N the list's
+  // size is the node count, as Slurm's commands set it.
+  Status applyNodeLists() {
+    if (options_.nodelist) {
+      auto names = nodeNames(*options_.nodelist, "nodelist");
+      if (!names) return Error{names.error()};
+      std::set<std::string> distinct(names->begin(), names->end());
+      spec_.set_required_nodes(hostlist::compress(*names));
+      if (!options_.nodes) spec_.set_min_nodes(static_cast<int32_t>(distinct.size()));
+    }
+    if (options_.exclude) {
+      auto names = nodeNames(*options_.exclude, "exclude");
+      if (!names) return Error{names.error()};
+      spec_.set_excluded_nodes(hostlist::compress(*names));
     }
     return okStatus();
   }

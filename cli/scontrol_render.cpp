@@ -177,6 +177,7 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
       .add("SecsPreSuspend", std::to_string(job.pre_suspend_seconds()))
       .next();
   r.add("Partition", orNull(spec.partition())).next();
+  r.add("ReqNodeList", orNull(spec.required_nodes())).add("ExcNodeList", orNull(spec.excluded_nodes())).next();
   r.add("NodeList", orNull(job.node_list())).next();
   r.addIf(!job.batch_host().empty(), "BatchHost", job.batch_host()).next();
   r.add("NumNodes", std::to_string(jobNodeCount(job)))

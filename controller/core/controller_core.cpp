@@ -182,6 +182,15 @@ void ControllerCore::recover(const store::Snapshot& snapshot) {
                     id);
     }
     record.allocation.owner.shareGroup = shareGroupFor(record);
+    // Its -w/-x names are checked again against the nodes configured now;
+    // the scheduling pass keeps a job whose names no longer resolve
+    // pending with the reason (BadConstraints).
+    if (record.state == JobState::Pending &&
+        (!record.spec.required_nodes().empty() || !record.spec.excluded_nodes().empty())) {
+      if (auto request = toSelectRequest(record.spec); !request) {
+        spdlog::warn("job {}: its stored node lists no longer fit the configuration: {}", id, request.error());
+      }
+    }
     if (!isEnded(record.state) && record.state != JobState::Pending) {
       // Re-attach: the job keeps running on its agents; hold its resources
       // again so nothing else is placed on them.

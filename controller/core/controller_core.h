@@ -32,6 +32,7 @@
 #include "controller/core/effects.h"
 #include "controller/core/lifecycle.h"
 #include "controller/core/node_accounting.h"
+#include "controller/core/requested_nodes.h"
 #include "controller/core/switch_calls.h"
 #include "controller/select/cluster.h"
 #include "controller/store/job_store.h"
@@ -211,7 +212,9 @@ class ControllerCore {
 
   void addConfiguredNode(const config::NodeConf& nodeConf);
   void recover(const store::Snapshot& snapshot);
-  Result<select::Request> toSelectRequest(const v1::JobSpec& spec) const;
+  // The selection request of a job's (or, with NodeListUse::Step, a
+  // step's) spec, its -w/-x names resolved through the node index.
+  Result<select::Request> toSelectRequest(const v1::JobSpec& spec, NodeListUse use = NodeListUse::Job) const;
   // sbatch --test-only: where and when the job would start; changes nothing.
   v1::SubmitJobResponse testOnly(const select::Request& request, const select::PartitionView& view,
                                  const config::PartitionConf& partition);

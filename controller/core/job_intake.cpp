@@ -56,8 +56,16 @@ Result<int64_t> ControllerCore::effectiveTimeLimit(const v1::JobSpec& spec,
   return requested;
 }
 
-Result<select::Request> ControllerCore::toSelectRequest(const v1::JobSpec& spec) const {
-  return jobSpecToRequest(spec, conf_);
+Result<select::Request> ControllerCore::toSelectRequest(const v1::JobSpec& spec, NodeListUse use) const {
+  auto request = jobSpecToRequest(spec, conf_);
+  if (!request) return request;
+  if (spec.required_nodes().empty() && spec.excluded_nodes().empty()) return request;
+  auto lookup = [this](const std::string& name) {
+    const NodeRecord* node = state_.findNode(name);
+    return node == nullptr ? -1 : node->selectIndex;
+  };
+  if (auto applied = applyRequestedNodes(spec, use, lookup, *request); !applied) return Error{applied.failure()};
+  return request;
 }
 
 void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity caller,

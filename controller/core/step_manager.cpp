@@ -77,7 +77,7 @@ void ControllerCore::createStep(v1::CreateStepRequest request, auth::Identity ca
     if (!jobRequest) return reply(Error{jobRequest.failure()});
     *request.mutable_spec() = withJobDefaults(request.spec(), *job);
     const v1::JobSpec asked = request.spec();
-    auto stepRequest = toSelectRequest(withJobGresRequest(request.spec(), *job));
+    auto stepRequest = toSelectRequest(withJobGresRequest(request.spec(), *job), NodeListUse::Step);
     if (!stepRequest) return reply(Error{stepRequest.failure()});
 
     std::vector<select::Allocation> running;

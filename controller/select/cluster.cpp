@@ -9,6 +9,7 @@
 #include "common/gres/index_list.h"
 #include "common/gres/shared.h"
 #include "controller/select/job_shape.h"
+#include "controller/select/node_lists.h"
 #include "controller/select/node_state.h"
 #include "controller/select/placer.h"
 #include "controller/select/resource_drains.h"
@@ -24,6 +25,8 @@ constexpr size_t kPartitionCacheSize = 8;
 constexpr long kLinkedPassNodeBudget = 256;
 
 using Words = std::vector<uint64_t>;
+
+bool testBit(const Words& words, int index) { return (words[index / 64] >> (index % 64)) & 1; }
 
 void setBit(Words& words, int index, bool value) {
   uint64_t bit = uint64_t{1} << (index % 64);
@@ -260,20 +263,73 @@ struct Cluster::Impl {
                          .trace = trace};
   }
 
+  // The cheap tests before a node is offered, then the offer itself.
+  // `minCpus` and `minShares` turn most nodes down from the flat per-node
+  // counts before the node itself is read (a cache miss each on a large
+  // cluster); such a node counts as Skipped, not offered.
+  struct ScanLimits {
+    const Words& members;
+    int level;
+    int minCpus;
+    uint64_t minShares;
+  };
+  enum class Offer { Skipped, Rejected, Taken };
+  Offer offerOne(Placer& placer, int n, const PartitionView& partition, const ScanLimits& limits) const {
+    if (n < 0 || n >= static_cast<int>(nodes.size())) {
+      placer.rejectNode(n, rules::kNotInCluster);
+      return Offer::Skipped;
+    }
+    if (!testBit(limits.members, n)) {
+      placer.rejectNode(n, rules::kNotPartitionMember);
+      return Offer::Skipped;
+    }
+    if (!testBit(selectable, n)) return Offer::Skipped;  // traceUnselectable said why
+    if (shareRoom[n] < limits.minShares) return Offer::Skipped;
+    if (limits.level > 1 ? leastHolders[n] >= limits.level : freeCpus[n] < limits.minCpus) return Offer::Skipped;
+    const NodeState& node = *nodes[n];
+    const NodeUsage& open = node.schedulable();
+    const CpuSet* cpus = nullptr;
+    if (limits.level > 1) {
+      if (countSharable(open, limits.level, partition.shareGroup) < limits.minCpus) return Offer::Skipped;
+      sharableCpus(open, limits.level, partition.shareGroup, levelCpus);
+      cpus = &levelCpus;
+    }
+    int before = placer.chosen();
+    placer.offer(n, node, open, node.drained, ~gres::DeviceMask{0}, cpus);
+    return placer.chosen() > before ? Offer::Taken : Offer::Rejected;
+  }
+
   // Offers nodes with the fewest free GPUs that could serve first (best
   // fit), so whole idle GPU nodes stay free for large jobs and CPU-only jobs
   // go to nodes without free GPUs. Stops after `nodeBudget` offers.
   // Level 1 offers only cpus nobody holds; level k > 1 (over-subscription)
   // offers cpus held by fewer than k allocations, computed per node.
+  // -w/-x (node_lists.h): required nodes go first and all must take part;
+  // candidates replace the search over the partition; excluded nodes are
+  // skipped.
   Outcome scan(const Request& request, const JobShape& shape, const PartitionView& partition,
                SelectTrace* trace, long nodeBudget, int level) const {
     Placer placer(request, shape, placerOptions(trace));
-    const Words& members = membersOf(partition);
+    const NodeLists& lists = request.nodeLists;
+    // Every node of the job needs at least this many free cpus.
+    ScanLimits limits{.members = membersOf(partition),
+                      .level = level,
+                      .minCpus = trace || shape.wholeNode ? 0 : std::max(request.cpusPerTask, 1),
+                      .minShares = trace || shape.wholeNode ? 0 : largestShareDemand(shape)};
+    for (int n : lists.required) {
+      if (offerOne(placer, n, partition, limits) != Offer::Taken) return notNow();
+      if (placer.complete()) return placed(placer);
+    }
+    if (!lists.candidates.empty()) {
+      for (int n : lists.candidates) {
+        if (!offeredInSearch(lists, n)) continue;
+        if (offerOne(placer, n, partition, limits) == Offer::Taken && placer.complete()) return placed(placer);
+        if (placer.full()) break;
+      }
+      return notNow();
+    }
     long offered = 0;
     int first = trace ? 0 : gpuLowerBound(shape);
-    // Every node of the job needs at least this many free cpus.
-    int minCpus = trace || shape.wholeNode ? 0 : std::max(request.cpusPerTask, 1);
-    uint64_t minShares = trace || shape.wholeNode ? 0 : largestShareDemand(shape);
     // A GPU count free to split over nodes packs tightest onto the nodes
     // with the most free GPUs; everything else goes best fit.
     bool largestFirst = splitsGpusFreely(shape);
@@ -281,21 +337,15 @@ struct Cluster::Impl {
       int b = largestFirst ? kBuckets - 1 - step : first + step;
       const Words& bucket = buckets[b];
       for (size_t w = 0; w < bucket.size(); ++w) {
-        for (uint64_t bits = bucket[w] & members[w] & selectable[w]; bits; bits &= bits - 1) {
+        for (uint64_t bits = bucket[w] & limits.members[w] & selectable[w]; bits; bits &= bits - 1) {
           int n = static_cast<int>(w * 64) + std::countr_zero(bits);
-          if (shareRoom[n] < minShares) continue;
-          // The flat per-node counts turn most nodes down before the node
-          // itself is read (a cache miss each on a large cluster).
-          if (level > 1 ? leastHolders[n] >= level : freeCpus[n] < minCpus) continue;
-          const NodeState& node = *nodes[n];
-          const NodeUsage& open = node.schedulable();
-          const CpuSet* cpus = nullptr;
-          if (level > 1) {
-            if (countSharable(open, level, partition.shareGroup) < minCpus) continue;
-            sharableCpus(open, level, partition.shareGroup, levelCpus);
-            cpus = &levelCpus;
+          if (!lists.empty() && !offeredInSearch(lists, n)) {
+            if (isExcluded(lists, n)) placer.rejectNode(n, rules::kExcluded);
+            continue;
           }
-          if (placer.offer(n, node, open, node.drained, ~gres::DeviceMask{0}, cpus)) return placed(placer);
+          Offer offer = offerOne(placer, n, partition, limits);
+          if (offer == Offer::Skipped) continue;
+          if (offer == Offer::Taken && placer.complete()) return placed(placer);
           if (placer.full() || ++offered >= nodeBudget) return notNow();
         }
       }
@@ -349,18 +399,45 @@ struct Cluster::Impl {
     if (!shape) return shapeFailure(shape.error());
     if (!memoryFitsSomeNode(request, partition)) return Outcome{Verdict::Never, {}, kReasonMemory};
     Placer placer(request, *shape, placerOptions(trace));
+    const NodeLists& lists = request.nodeLists;
+    const Words& members = membersOf(partition);
+    auto offerIdle = [&](int n) {
+      const NodeState& node = *nodes[n];
+      int before = placer.chosen();
+      if (keepDrains) placer.offer(n, node, node.schedulableIdle(), node.drained);
+      else placer.offer(n, node, node.idle, 0);
+      return placer.chosen() > before;
+    };
     std::vector<char> seen(nodes.size(), 0);
-    for (int n : partition.nodes) {
+    // -w nodes first: one that even idle cannot take its part (or that is
+    // not in the partition) means the job can never run.
+    for (int n : lists.required) {
+      if (n < 0 || n >= static_cast<int>(nodes.size()) || !testBit(members, n)) {
+        placer.rejectNode(n, n < 0 || n >= static_cast<int>(nodes.size()) ? rules::kNotInCluster
+                                                                            : rules::kNotPartitionMember);
+        return Outcome{Verdict::Never, {}, kReasonNeverAvailable};
+      }
+      seen[n] = 1;
+      if (!offerIdle(n)) return Outcome{Verdict::Never, {}, kReasonNeverAvailable};
+      if (placer.complete()) return placed(placer);
+    }
+    const std::vector<int>& pool = lists.candidates.empty() ? partition.nodes : lists.candidates;
+    for (int n : pool) {
       if (n < 0 || n >= static_cast<int>(nodes.size())) {
         if (trace) trace->push_back({n, rules::kNotInCluster});
         continue;
       }
       if (seen[n]) continue;
       seen[n] = 1;
-      const NodeState& node = *nodes[n];
-      bool placedHere = keepDrains ? placer.offer(n, node, node.schedulableIdle(), node.drained)
-                                   : placer.offer(n, node, node.idle, 0);
-      if (placedHere) return placed(placer);
+      if (!testBit(members, n)) {
+        placer.rejectNode(n, rules::kNotPartitionMember);
+        continue;
+      }
+      if (!offeredInSearch(lists, n)) {
+        placer.rejectNode(n, rules::kExcluded);
+        continue;
+      }
+      if (offerIdle(n) && placer.complete()) return placed(placer);
       if (placer.full()) break;
     }
     return Outcome{Verdict::Never, {}, kReasonNeverAvailable};

@@ -26,6 +26,7 @@ class Placer {
   bool offer(int index, const NodeState& node, const NodeUsage& usage, gres::DeviceMask drained,
              gres::DeviceMask allowed = ~gres::DeviceMask{0}, const CpuSet* cpus = nullptr);
   bool complete() const;
+  int chosen() const { return static_cast<int>(allocation_.nodes.size()); }
   bool full() const { return static_cast<int>(allocation_.nodes.size()) >= shape_.maxNodes; }
   void rejectNode(int index, const char* rule);
   Allocation takeAllocation() { return std::move(allocation_); }

@@ -25,6 +25,17 @@ struct GresRequest {
 
 enum class LinkPolicy { Prefer, Enforce, Ignore };
 
+// -w/--nodelist and -x/--exclude as node indexes, each list sorted and
+// without duplicates (node_lists.h says how selection uses them). A
+// -w list longer than the job's minimum node count is a set to choose
+// from, as in Slurm: it lands in `candidates`, not in `required`.
+struct NodeLists {
+  std::vector<int> required;    // every one is in the allocation
+  std::vector<int> candidates;  // non-empty: the allocation's nodes all come from these
+  std::vector<int> excluded;    // never in the allocation
+  bool empty() const { return required.empty() && candidates.empty() && excluded.empty(); }
+};
+
 struct Request {
   int minNodes = 1, maxNodes = 0;
   int ntasks = 1, ntasksPerNode = 0, cpusPerTask = 1;
@@ -49,6 +60,7 @@ struct Request {
   // the -s/--oversubscribe jobs of a YES one. A job that may not takes only
   // idle CPUs, and nobody shares its CPUs.
   bool mayShare = true;
+  NodeLists nodeLists;
 };
 
 inline constexpr const char* kReasonNeverAvailable = "Requested node configuration is not available";

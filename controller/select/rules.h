@@ -29,5 +29,7 @@ inline constexpr const char* kChunkNoneFree = "chunks: no free aligned chunk of 
 inline constexpr const char* kSharesOneGpu = "shared GRES: no single GPU has enough free shares";
 inline constexpr const char* kShares = "shared GRES: not enough free shares on the node's GPUs";
 inline constexpr const char* kNoTasks = "node cannot take a task of this job";
+inline constexpr const char* kExcluded = "-x/--exclude names the node";
+inline constexpr const char* kNotPartitionMember = "node is not in the partition";
 
 }  // namespace gantry::select::rules

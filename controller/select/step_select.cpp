@@ -4,6 +4,7 @@
 
 #include "common/gres/index_list.h"
 #include "controller/select/job_shape.h"
+#include "controller/select/node_lists.h"
 #include "controller/select/placer.h"
 
 namespace gantry::select {
@@ -85,6 +86,28 @@ NodeUsage stepUsage(const NodeState& node, const NodeGrant& jobGrant, const std:
   return usage;
 }
 
+// The job's nodes in the order a step is offered them (node_lists.h):
+// the -w nodes first, then the others the lists allow. A listed node the
+// job does not hold makes the list {nullptr}: the step can never run.
+std::vector<const NodeGrant*> offerOrder(const Allocation& job, const NodeLists& lists) {
+  std::vector<const NodeGrant*> order;
+  auto grantOn = [&job](int node) -> const NodeGrant* {
+    for (const auto& grant : job.nodes)
+      if (grant.node == node) return &grant;
+    return nullptr;
+  };
+  for (const std::vector<int>* listed : {&lists.required, &lists.candidates}) {
+    for (int node : *listed) {
+      const NodeGrant* grant = grantOn(node);
+      if (grant == nullptr) return {nullptr};
+      if (listed == &lists.required) order.push_back(grant);
+    }
+  }
+  for (const auto& grant : job.nodes)
+    if (offeredInSearch(lists, grant.node)) order.push_back(&grant);
+  return order;
+}
+
 }  // namespace
 
 std::string typedRequestMismatch(const Request& jobRequest, const Request& step) {
@@ -111,20 +134,32 @@ Outcome selectStepInJob(const StepContext& context, const Request& jobRequest, c
   auto shape = shapeJob(inner, ShapeOptions{.partitionMaxNodes = static_cast<int>(job.nodes.size())});
   if (!shape) return Outcome{Verdict::Never, {}, shape.error()};
 
+  std::vector<const NodeGrant*> order = offerOrder(job, step.nodeLists);
+  if (!order.empty() && order.front() == nullptr) {
+    return Outcome{Verdict::Never, {},
+                   std::string(kReasonNeverAvailable) + ": -w/--nodelist names a node outside the job's allocation"};
+  }
   for (bool now : {true, false}) {
     Placer placer(inner, *shape,
                   PlacerOptions{.byCpu = context.options.allocateByCpu,
                                 .chunkRules = false,
                                 .spreadShares = context.options.multipleSharingGresPj});
-    for (const auto& grant : job.nodes) {
-      if (grant.node < 0 || grant.node >= static_cast<int>(context.nodes.size())) continue;
-      const NodeState& node = *context.nodes[grant.node];
-      NodeUsage usage = stepUsage(node, grant, runningSteps, now && step.exclusive);
-      if (placer.offer(grant.node, node, usage, 0, gres::indexesToMask(grant.devices) | shareDevices(grant))) break;
+    for (const NodeGrant* grant : order) {
+      if (grant->node < 0 || grant->node >= static_cast<int>(context.nodes.size())) continue;
+      const NodeState& node = *context.nodes[grant->node];
+      NodeUsage usage = stepUsage(node, *grant, runningSteps, now && step.exclusive);
+      int before = placer.chosen();
+      bool complete =
+          placer.offer(grant->node, node, usage, 0, gres::indexesToMask(grant->devices) | shareDevices(*grant));
+      // A -w node that cannot take its part leaves the step short of what
+      // it asked for: it waits (or, even idle, can never run).
+      if (placer.chosen() == before && isRequired(step.nodeLists, grant->node)) break;
+      if (complete) break;
     }
     if (!placer.complete()) continue;
-    if (!now) return Outcome{Verdict::NotNow, {}, "Resources"};
     Allocation allocation = placer.takeAllocation();
+    if (!holdsRequired(step.nodeLists, allocation)) continue;
+    if (!now) return Outcome{Verdict::NotNow, {}, "Resources"};
     if (!asksForGres(step)) {
       // By default a step gets every device the job holds on its nodes.
       for (auto& stepGrant : allocation.nodes)

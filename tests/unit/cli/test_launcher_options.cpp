@@ -98,10 +98,14 @@ TEST_CASE("srun takes --exact; salloc, like Slurm's, does not", "[cli][launcher]
 }
 
 TEST_CASE("a long option may be shortened while it stays unique", "[cli][launcher]") {
-  auto run = prepareInteractive("srun", {"--ntasks-per-n=3", "--nod", "2", "true"}, context());
+  // "--nod" no longer is: --nodes and --nodelist share it, as in Slurm.
+  auto run = prepareInteractive("srun", {"--ntasks-per-n=3", "--cpus-per-t", "2", "true"}, context());
   REQUIRE(run.ok());
   CHECK(run->usageError.empty());
-  CHECK(run->spec.min_nodes() == 2);
+  CHECK(run->spec.cpus_per_task() == 2);
+  auto shared = prepareInteractive("srun", {"--nod", "2", "true"}, context());
+  REQUIRE(shared.ok());
+  CHECK_THAT(shared->usageError, Catch::StartsWith("option '--nod' is ambiguous; possibilities:"));
   auto ambiguous = prepareInteractive("srun", {"--mem-per", "10", "true"}, context());
   REQUIRE(ambiguous.ok());
   CHECK_THAT(ambiguous->usageError, Catch::StartsWith("option '--mem-per' is ambiguous; possibilities:"));
