@@ -218,6 +218,32 @@ grpc::Status ControllerService::Reconfigure(grpc::ServerContext* context, const 
   return grpc::Status::OK;
 }
 
+grpc::Status ControllerService::UpdateJob(grpc::ServerContext* context, const v1::UpdateJobRequest* request,
+                                          v1::UpdateJobResponse*) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.failure());
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
+  return await<Ok>([&](auto reply) { core_.updateJob(*request, *caller, std::move(reply)); },
+                   static_cast<Ok*>(nullptr));
+}
+
+grpc::Status ControllerService::PingController(grpc::ServerContext*, const v1::PingControllerRequest*,
+                                               v1::PingControllerResponse*) {
+  return grpc::Status::OK;
+}
+
+grpc::Status ControllerService::Shutdown(grpc::ServerContext* context, const v1::ShutdownRequest*,
+                                         v1::ShutdownResponse*) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.failure());
+  if (!core_.isAdministrator(*caller)) {
+    return rpc::toGrpcStatus(Error{ErrorCode::Denied, "Access/permission denied"});
+  }
+  if (!stop_) return rpc::toGrpcStatus(Error{ErrorCode::Internal, "this controller cannot be shut down by a call"});
+  stop_();
+  return grpc::Status::OK;
+}
+
 grpc::Status ControllerAgentService::checkAgent(grpc::ServerContext* context) {
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());
