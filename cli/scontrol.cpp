@@ -376,7 +376,7 @@ int update(const ScontrolOptions& options, const std::vector<std::string>& words
   return 0;
 }
 
-// suspend, resume, hold, release: one call per job id, each failure on a
+// suspend, resume, hold, release, requeue: one call per job id, each failure on a
 // line of its own as Slurm prints it ("<why> for job <id>"); exit 1 when
 // any failed.
 int jobAction(const ScontrolOptions& options, const std::vector<std::string>& words) {
@@ -400,6 +400,7 @@ int jobAction(const ScontrolOptions& options, const std::vector<std::string>& wo
           if (action == "suspend") return stub.SuspendJob(context, request, out);
           if (action == "resume") return stub.ResumeJob(context, request, out);
           if (action == "hold") return stub.HoldJob(context, request, out);
+          if (action == "requeue") return stub.RequeueJob(context, request, out);
           return stub.ReleaseJob(context, request, out);
         });
     if (!response) {
@@ -516,7 +517,7 @@ int runScontrol(const std::vector<std::string>& args) {
                  "update NodeName=... State=... Reason=..., "
                  "update TresName=... NodeName=... Index=|Uuid=|Count=... Action=... Reason=..., "
                  "write batch_script JOBID [FILE], "
-                 "suspend|resume|hold|release JOBID[,JOBID...] ..., ping, reconfigure, "
+                 "suspend|resume|hold|release|requeue JOBID[,JOBID...] ..., ping, reconfigure, "
                  "shutdown [slurmctld|controller]");
   app.add_flag("-a,--all", options.all, "show all partitions and their jobs (Gantry hides none)");
   // Slurm counts -d (-dd for more); Gantry has one level, so repeats are taken as one.
@@ -553,11 +554,12 @@ int runScontrol(const std::vector<std::string>& args) {
   if (command.size() >= 3 && std::string("reconfigure").starts_with(command)) {
     return reconfigure(options, options.words);
   }
-  if (command == "suspend" || command == "resume" || command == "hold" || command == "release") {
+  if (command == "suspend" || command == "resume" || command == "hold" || command == "release" ||
+      command == "requeue") {
     return jobAction(options, options.words);
   }
   return reportError(kCommand, "unknown command '" + options.words[0] +
-                                   "'; expected show, update, write, suspend, resume, hold, release, ping, "
+                                   "'; expected show, update, write, suspend, resume, hold, release, requeue, ping, "
                                    "reconfigure, shutdown, version or help");
 }
 

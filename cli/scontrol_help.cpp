@@ -58,6 +58,7 @@ const std::vector<ScontrolCommand>& scontrolCommands() {
       {"ping", "tell whether the controller answers"},
       {"reconfigure", "have the controller read its configuration again"},
       {"release <job_list>", "let held jobs start again"},
+      {"requeue <job_list>", "put running or ended batch jobs back in the queue for a new run"},
       {"resume <job_list>", "continue suspended jobs"},
       {"show <ENTITY> [<ID>]", "print the state of one record, or of all: job, step, node, partition, config, "
                                "licenses, reservations, drainedtres, hostnames, hostlist, hostlistsorted"},

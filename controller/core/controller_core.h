@@ -117,7 +117,7 @@ class ControllerCore {
   // user under PrivateData=nodes).
   void listDrainedTres(v1::ListDrainedTresRequest request, auth::Identity caller,
                        Reply<v1::ListDrainedTresResponse> reply);
-  enum class JobAction { Suspend, Resume, Hold, Release };
+  enum class JobAction { Suspend, Resume, Hold, Release, Requeue };
   void jobAction(JobAction action, uint64_t jobId, auth::Identity caller, Reply<Ok> reply);
   // scontrol update JobId=: checked by job_update_rules.h, then (for a new
   // partition or node count) as a submission is; answered once stored.

@@ -163,6 +163,11 @@ grpc::Status ControllerService::ReleaseJob(grpc::ServerContext* context, const v
   return jobAction(context, core::ControllerCore::JobAction::Release, request->job_id());
 }
 
+grpc::Status ControllerService::RequeueJob(grpc::ServerContext* context, const v1::JobActionRequest* request,
+                                           v1::JobActionResponse*) {
+  return jobAction(context, core::ControllerCore::JobAction::Requeue, request->job_id());
+}
+
 grpc::Status ControllerService::CreateStep(grpc::ServerContext* context, const v1::CreateStepRequest* request,
                                            v1::CreateStepResponse* response) {
   auto caller = identify(context, authenticator_);

@@ -4,6 +4,7 @@ ids at once, and the data_parser envelope of --json answers."""
 import json
 import os
 import signal
+import time
 
 from gantry_cluster import wait_for
 
@@ -112,3 +113,28 @@ def test_job_updates_are_checked_by_the_controller(two_users, cluster):
     running = cluster.cli("scontrol", "update", f"JobId={blocker}", "NumNodes=1", check=False)
     assert running.stderr == f"Job is no longer pending execution for job {blocker}\n"
     cluster.cli("scancel", str(blocker), str(job))
+
+
+def test_requeue_puts_running_and_ended_batch_jobs_back(cluster):
+    running = cluster.sbatch("--wrap", "sleep 60")
+    wait_for(lambda: cluster.job_state(running) == "RUNNING", what="job to run")
+    ended = cluster.sbatch("--wrap", "true")
+    assert cluster.wait_job(ended) == "COMPLETED"
+    # Run times are whole seconds: let the first run's step start a second
+    # before the next run can (node_registry.cpp tells the runs apart so).
+    time.sleep(1.1)
+    cluster.cli("scontrol", "requeue", f"{running},{ended}")
+    wait_for(lambda: cluster.job(running)["restart_count"] == 1 and cluster.job_state(running) == "RUNNING",
+             what="the requeued job to run again")
+    time.sleep(2)  # the first run's end has been reported by now, and must not end the second
+    assert cluster.job_state(running) == "RUNNING"
+    wait_for(lambda: cluster.job(ended)["restart_count"] == 1 and cluster.job_state(ended) == "COMPLETED",
+             what="the ended job to run again")
+
+    kept = cluster.sbatch("--no-requeue", "--wrap", "sleep 60")
+    wait_for(lambda: cluster.job_state(kept) == "RUNNING", what="the --no-requeue job to run")
+    refused = cluster.cli("scontrol", "requeue", str(kept), check=False)
+    assert refused.returncode == 1
+    assert refused.stderr == f"Requested operation is presently disabled for job {kept}\n"
+    assert cluster.job_state(kept) == "RUNNING"
+    cluster.cli("scancel", str(running), str(kept))

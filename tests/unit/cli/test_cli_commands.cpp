@@ -134,6 +134,10 @@ class FakeController final : public gantry::v1::Controller::Service {
                           gantry::v1::JobActionResponse*) override {
     return act("release", request->job_id());
   }
+  grpc::Status RequeueJob(grpc::ServerContext*, const gantry::v1::JobActionRequest* request,
+                          gantry::v1::JobActionResponse*) override {
+    return act("requeue", request->job_id());
+  }
   // Answers with reconfigureRefusal when set, else with reconfigureNodeErrors.
   grpc::Status Reconfigure(grpc::ServerContext*, const gantry::v1::ReconfigureRequest*,
                            gantry::v1::ReconfigureResponse* response) override {
@@ -685,6 +689,9 @@ TEST_CASE("scontrol job actions take id lists and report each failed id", "[cli]
   CHECK(bad.status == 1);
   CHECK(bad.err == "Invalid job id specified for job x7\n");
   CHECK(cluster.controller.actions.back() == "release 25");
+  auto requeued = run(runScontrol, {"requeue", "26,27"}, cluster);
+  CHECK(requeued.status == 0);
+  CHECK(cluster.controller.actions.back() == "requeue 27");
   auto none = run(runScontrol, {"resume"}, cluster);
   CHECK(none.status == 1);
   CHECK(none.err == "scontrol: error: too few arguments for keyword:resume\n");
