@@ -31,6 +31,9 @@ Result<ControllerClient> ControllerClient::connect(const std::string& confDirOpt
   client.endpoint_ = rpc::endpoint(addr, conf.controllerPort);
   client.host_ = addr;
   client.port_ = conf.controllerPort;
+  client.name_ = conf.controllerHost.empty() ? addr : conf.controllerHost;
+  client.clusterName_ = conf.clusterName;
+  client.accountingStorageType_ = conf.accountingStorageType;
   client.stub_ = gantry::v1::Controller::NewStub(rpc::makeChannel(addr, conf.controllerPort));
   client.authenticator_ = std::move(*authenticator);
   return client;

@@ -61,12 +61,20 @@ class ControllerClient {
   // The controller's address (SlurmctldAddr, else its host) and port.
   const std::string& controllerHost() const { return host_; }
   int controllerPort() const { return port_; }
+  // The first SlurmctldHost's name, as Slurm's commands name the controller.
+  const std::string& controllerName() const { return name_; }
+  // From gantry.conf, for the "meta" of --json answers.
+  const std::string& clusterName() const { return clusterName_; }
+  const std::string& accountingStorageType() const { return accountingStorageType_; }
 
  private:
   std::shared_ptr<gantry::v1::Controller::Stub> stub_;
   std::shared_ptr<auth::Authenticator> authenticator_;
   std::string endpoint_;
   std::string host_;
+  std::string name_;
+  std::string clusterName_;
+  std::string accountingStorageType_;
   int port_ = 0;
 };
 

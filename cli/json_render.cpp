@@ -3,6 +3,8 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/util/json_util.h>
 
+#include "cli/help_flags.h"
+
 namespace gantry::cli {
 namespace {
 
@@ -63,6 +65,30 @@ nlohmann::json messageToJson(const google::protobuf::Message& message) {
   nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
   restoreWideIntegers(message.GetDescriptor(), value);
   return value;
+}
+
+nlohmann::json withEnvelope(nlohmann::json content, const JsonMeta& meta) {
+  // The numbers of the release the commands follow, as Slurm splits them.
+  std::string release = kSlurmVersion;
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    size_t dot = release.find('.', start);
+    parts.push_back(release.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  parts.resize(3);
+  content["meta"] = {
+      {"plugin", {{"type", ""}, {"name", ""}, {"data_parser", kDataParser},
+                  {"accounting_storage", meta.accountingStorage}}},
+      {"client", {{"source", meta.source}, {"user", meta.user}, {"group", meta.group}}},
+      {"command", meta.command},
+      {"slurm", {{"version", {{"major", parts[0]}, {"minor", parts[1]}, {"micro", parts[2]}}},
+                 {"release", release},
+                 {"cluster", meta.cluster}}}};
+  content["errors"] = nlohmann::json::array();
+  content["warnings"] = nlohmann::json::array();
+  return content;
 }
 
 std::string dumpJson(const nlohmann::json& value) { return value.dump(2) + "\n"; }

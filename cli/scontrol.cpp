@@ -1,8 +1,12 @@
-// gantry scontrol: show jobs, nodes, partitions, config and host lists;
-// update nodes and drain devices; suspend, resume, hold and release jobs; reconfigure.
+// gantry scontrol: show jobs, steps, nodes, partitions, config, licenses,
+// reservations and host lists; update nodes and drain devices; suspend,
+// resume, hold and release jobs; ping, reconfigure and shut down the controller.
+
+#include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <cstdlib>
@@ -14,8 +18,10 @@
 #include "cli/controller_client.h"
 #include "cli/group_name.h"
 #include "cli/job_steps.h"
+#include "cli/json_meta.h"
 #include "cli/json_render.h"
 #include "cli/scontrol_hostlist.h"
+#include "cli/scontrol_job_ids.h"
 #include "cli/scontrol_render.h"
 #include "cli/scontrol_tres.h"
 #include "cli/scontrol_update.h"
@@ -28,11 +34,27 @@ namespace {
 constexpr const char* kCommand = "scontrol";
 
 struct ScontrolOptions {
+  std::vector<std::string> args;   // the command line as given, for --json's "meta"
   std::vector<std::string> words;
   bool details = false;
+  bool oneLiner = false;
+  bool all = false;  // accepted: Gantry hides no partition, so there is nothing more to show
   bool json = false;
   std::string confDir;
 };
+
+// Slurm's "--json" answer: the content with its envelope ("meta", "errors",
+// "warnings").
+int printJson(const ControllerClient& client, const ScontrolOptions& options, nlohmann::json content) {
+  std::cout << dumpJson(withEnvelope(std::move(content), localJsonMeta(kCommand, options.args, client)));
+  return 0;
+}
+
+// Slurm matches an entity by any prefix of its name at least `least`
+// letters long ("show part", "show res").
+bool entityIs(const std::string& word, const std::string& name, size_t least) {
+  return word.size() >= least && word.size() <= name.size() && name.starts_with(word);
+}
 
 std::string lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -57,15 +79,12 @@ Result<uint64_t> parseJobId(const std::string& text) {
 
 // Prints records (or JSON) for one "show" entity.
 template <typename Message, typename Render>
-int printRecords(const ScontrolOptions& options, const std::string& jsonKey,
+int printRecords(const ControllerClient& client, const ScontrolOptions& options, const std::string& jsonKey,
                  const std::vector<Message>& items, Render render) {
-  if (options.json) {
-    std::cout << dumpJson(listToJson(jsonKey, items));
-    return 0;
-  }
+  if (options.json) return printJson(client, options, listToJson(jsonKey, items));
   std::vector<std::string> records;
   for (const Message& item : items) records.push_back(render(item, renderOptions(options)));
-  std::cout << joinRecords(records);
+  std::cout << joinRecords(records, options.oneLiner);
   return 0;
 }
 
@@ -88,7 +107,7 @@ int showJobs(const ControllerClient& client, const ScontrolOptions& options,
     return 0;
   }
   std::vector<gantry::v1::Job> jobs(response->jobs().begin(), response->jobs().end());
-  return printRecords(options, "jobs", jobs, renderJob);
+  return printRecords(client, options, "jobs", jobs, renderJob);
 }
 
 // "show step [<job>.<step> | <job>]": every step the job's record keeps,
@@ -115,17 +134,14 @@ int showSteps(const ControllerClient& client, const ScontrolOptions& options,
   if (!rest.empty() && rows.empty()) {
     return reportError(kCommand, "Job step " + rest.front() + " not found");
   }
-  if (options.json) {
-    std::cout << dumpJson(stepsToJson(rows));
-    return 0;
-  }
+  if (options.json) return printJson(client, options, stepsToJson(rows));
   if (rows.empty()) {
     std::cout << "No job steps in the system\n";
     return 0;
   }
   std::vector<std::string> records;
   for (const StepRow& row : rows) records.push_back(renderStep(row, renderOptions(options)));
-  std::cout << joinRecords(records);
+  std::cout << joinRecords(records, options.oneLiner);
   return 0;
 }
 
@@ -146,7 +162,7 @@ int showNodes(const ControllerClient& client, const ScontrolOptions& options,
     return reportError(kCommand, "Node " + rest.front() + " not found");
   }
   std::vector<gantry::v1::Node> nodes(response->nodes().begin(), response->nodes().end());
-  return printRecords(options, "nodes", nodes, renderNode);
+  return printRecords(client, options, "nodes", nodes, renderNode);
 }
 
 int showPartitions(const ControllerClient& client, const ScontrolOptions& options,
@@ -163,7 +179,7 @@ int showPartitions(const ControllerClient& client, const ScontrolOptions& option
   }
   std::vector<gantry::v1::Partition> partitions(response->partitions().begin(),
                                                 response->partitions().end());
-  return printRecords(options, "partitions", partitions, renderPartition);
+  return printRecords(client, options, "partitions", partitions, renderPartition);
 }
 
 int showConfig(const ControllerClient& client, const ScontrolOptions& options) {
@@ -177,10 +193,28 @@ int showConfig(const ControllerClient& client, const ScontrolOptions& options) {
   if (options.json) {
     nlohmann::json config = nlohmann::json::object();
     for (const auto& entry : entries) config[entry.key()] = entry.value();
-    std::cout << dumpJson(nlohmann::json{{"config", config}});
-    return 0;
+    return printJson(client, options, nlohmann::json{{"config", config}});
   }
   std::cout << renderConfig(entries, renderOptions(options));
+  return 0;
+}
+
+// Gantry has no licenses and no reservations; the answers are Slurm's for
+// a cluster without any (a named reservation is not found, exit 1).
+int showLicenses(const ControllerClient& client, const ScontrolOptions& options) {
+  if (options.json) return printJson(client, options, nlohmann::json{{"licenses", nlohmann::json::array()}});
+  std::cout << "No licenses configured in Slurm.\n";
+  return 0;
+}
+
+int showReservations(const ControllerClient& client, const ScontrolOptions& options,
+                     const std::vector<std::string>& rest) {
+  if (options.json) return printJson(client, options, nlohmann::json{{"reservations", nlohmann::json::array()}});
+  if (!rest.empty()) {
+    std::cout << "Reservation " << rest.front() << " not found\n";
+    return 1;
+  }
+  std::cout << "No reservations in the system\n";
   return 0;
 }
 
@@ -223,13 +257,33 @@ int showHostlist(const ScontrolOptions& options, const std::vector<std::string>&
   return 0;
 }
 
+constexpr const char* kEntities =
+    "job, step, node, partition, config, licenses, reservations, drainedtres, hostnames, hostlist, hostlistsorted";
+
+// The entity a "show" word names, as Slurm matches it (checked in Slurm's
+// order, so "res" is reservations); "" when none.
+std::string entityOf(const std::string& word) {
+  if (word == "drainedtres") return word;
+  if (entityIs(word, "hostnames", 5)) return "hostnames";
+  if (entityIs(word, "hostlist", 5)) return "hostlist";
+  if (entityIs(word, "hostlistsorted", 9)) return "hostlistsorted";
+  if (entityIs(word, "config", 1)) return "config";
+  if (entityIs(word, "jobs", 1) || entityIs(word, "jobid", 1)) return "jobs";
+  if (entityIs(word, "licenses", 2)) return "licenses";
+  if (entityIs(word, "nodes", 1)) return "nodes";
+  if (entityIs(word, "partitions", 2) || entityIs(word, "partitionname", 2)) return "partitions";
+  if (entityIs(word, "reservations", 1) || entityIs(word, "reservationname", 1)) return "reservations";
+  if (entityIs(word, "steps", 2)) return "steps";
+  return "";
+}
+
 int show(const ScontrolOptions& options, const std::vector<std::string>& words) {
-  if (words.size() < 2) {
-    return reportError(kCommand,
-                       "show: what to show? job, step, node, partition, config, drainedtres, hostnames, hostlist, hostlistsorted");
-  }
-  std::string entity = lower(words[1]);
+  if (words.size() < 2) return reportError(kCommand, std::string("show: what to show? ") + kEntities);
+  std::string entity = entityOf(lower(words[1]));
   std::vector<std::string> rest(words.begin() + 2, words.end());
+  if (entity.empty()) {
+    return reportError(kCommand, "show: unknown entity '" + words[1] + "'; expected " + kEntities);
+  }
   if (entity == "hostnames") return showHostnames(options, rest);
   if (entity == "hostlist") return showHostlist(options, rest, false);
   if (entity == "hostlistsorted") return showHostlist(options, rest, true);
@@ -237,20 +291,14 @@ int show(const ScontrolOptions& options, const std::vector<std::string>& words) 
   Result<std::string> drainedNodes = std::string();
   if (entity == "drainedtres") drainedNodes = parseDrainedTresNodes(rest);
   if (!drainedNodes) return reportError(kCommand, drainedNodes.error());
-  bool known = entity == "job" || entity == "jobs" || entity == "step" || entity == "steps" ||
-               entity == "node" || entity == "nodes" || entity == "partition" ||
-               entity == "partitions" || entity == "config" || entity == "drainedtres";
-  if (!known) {
-    return reportError(kCommand,
-                       "show: unknown entity '" + words[1] +
-                           "'; expected job, step, node, partition, config, drainedtres, hostnames, hostlist, hostlistsorted");
-  }
   auto client = ControllerClient::connect(options.confDir);
   if (!client) return reportError(kCommand, client.error());
-  if (entity == "job" || entity == "jobs") return showJobs(*client, options, rest);
-  if (entity == "step" || entity == "steps") return showSteps(*client, options, rest);
-  if (entity == "node" || entity == "nodes") return showNodes(*client, options, rest);
-  if (entity == "partition" || entity == "partitions") return showPartitions(*client, options, rest);
+  if (entity == "jobs") return showJobs(*client, options, rest);
+  if (entity == "steps") return showSteps(*client, options, rest);
+  if (entity == "nodes") return showNodes(*client, options, rest);
+  if (entity == "partitions") return showPartitions(*client, options, rest);
+  if (entity == "licenses") return showLicenses(*client, options);
+  if (entity == "reservations") return showReservations(*client, options, rest);
   if (entity == "drainedtres") return showDrainedTres(*client, *drainedNodes, options.json);
   return showConfig(*client, options);
 }
@@ -288,7 +336,24 @@ int writeBatchScript(const ScontrolOptions& options, const std::vector<std::stri
   return 0;
 }
 
-// A TRES drain when a word is TresName=, else a node update. Either prints
+// "update JobId=N Key=Value...": the controller checks who may change
+// what; its refusal is printed as Slurm's "<reason> for job <id>".
+int updateJob(const ScontrolOptions& options, const std::vector<std::string>& words) {
+  auto request = parseJobUpdate(words);
+  if (!request) return reportError(kCommand, request.error());
+  auto client = ControllerClient::connect(options.confDir);
+  if (!client) return reportError(kCommand, client.error());
+  auto response = client->call<gantry::v1::UpdateJobResponse>(
+      [&](auto& stub, grpc::ClientContext* context, auto* out) { return stub.UpdateJob(context, *request, out); });
+  if (!response) {
+    std::cerr << jobActionFailure(response.error(), std::to_string(request->job_id())) << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+// A TRES drain when a word is TresName=, else a job update when one is
+// JobId=, else a node update. Either prints
 // what the controller left drained (empty slots that cannot be resumed).
 int update(const ScontrolOptions& options, const std::vector<std::string>& words) {
   std::vector<std::string> rest(words.begin() + 1, words.end());
@@ -297,6 +362,7 @@ int update(const ScontrolOptions& options, const std::vector<std::string>& words
     if (!client) return reportError(kCommand, client.error());
     return updateTres(*client, rest);
   }
+  if (isJobUpdate(rest)) return updateJob(options, rest);
   auto request = parseNodeUpdate(rest);
   if (!request) return reportError(kCommand, request.error());
   auto client = ControllerClient::connect(options.confDir);
@@ -310,33 +376,95 @@ int update(const ScontrolOptions& options, const std::vector<std::string>& words
   return 0;
 }
 
-// suspend, resume, hold, release: one call per job id.
+// suspend, resume, hold, release, requeue: one call per job id, each failure on a
+// line of its own as Slurm prints it ("<why> for job <id>"); exit 1 when
+// any failed.
 int jobAction(const ScontrolOptions& options, const std::vector<std::string>& words) {
   std::string action = lower(words[0]);
-  if (words.size() < 2) return reportError(kCommand, action + ": give one or more job ids");
-  std::vector<uint64_t> ids;
-  for (size_t i = 1; i < words.size(); ++i) {
-    auto id = parseJobId(words[i]);
-    if (!id) return reportError(kCommand, action + ": " + id.error());
-    ids.push_back(*id);
-  }
+  if (words.size() < 2) return reportError(kCommand, "too few arguments for keyword:" + words[0]);
+  std::vector<JobIdItem> items = parseJobIdWords({words.begin() + 1, words.end()});
+  if (items.empty()) return reportError(kCommand, "too few arguments for keyword:" + words[0]);
   auto client = ControllerClient::connect(options.confDir);
   if (!client) return reportError(kCommand, client.error());
   int status = 0;
-  for (uint64_t id : ids) {
+  for (const JobIdItem& item : items) {
+    if (!item.id) {
+      std::cerr << jobActionFailure("Invalid job id specified", item.text) << "\n";
+      status = 1;
+      continue;
+    }
     gantry::v1::JobActionRequest request;
-    request.set_job_id(id);
+    request.set_job_id(*item.id);
     auto response = client->call<gantry::v1::JobActionResponse>(
         [&](auto& stub, grpc::ClientContext* context, auto* out) {
           if (action == "suspend") return stub.SuspendJob(context, request, out);
           if (action == "resume") return stub.ResumeJob(context, request, out);
           if (action == "hold") return stub.HoldJob(context, request, out);
+          if (action == "requeue") return stub.RequeueJob(context, request, out);
           return stub.ReleaseJob(context, request, out);
         });
-    if (!response) status = reportError(kCommand, action + " job " + std::to_string(id) + ": " +
-                                                      response.error());
+    if (!response) {
+      std::cerr << jobActionFailure(response.error(), item.text) << "\n";
+      status = 1;
+    }
   }
   return status;
+}
+
+// "ping": whether the controller answers, as Slurm prints it; exit 1 when
+// it does not. --json always exits 0, the answer saying UP or DOWN.
+// Gantry runs one controller, so only the primary is asked.
+int ping(const ScontrolOptions& options, const std::vector<std::string>& words) {
+  if (words.size() > 1) return reportError(kCommand, "too many arguments for keyword:" + words[0]);
+  auto client = ControllerClient::connect(options.confDir);
+  if (!client) return reportError(kCommand, client.error());
+  auto started = std::chrono::steady_clock::now();
+  auto response = client->call<gantry::v1::PingControllerResponse>(
+      [](auto& stub, grpc::ClientContext* context, auto* out) {
+        return stub.PingController(context, gantry::v1::PingControllerRequest{}, out);
+      });
+  auto latency = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
+  bool up = response.ok();
+  std::string state = up ? "UP" : "DOWN";
+  if (options.json) {
+    nlohmann::json one = {{"hostname", client->controllerName()}, {"pinged", state},
+                          {"latency", latency.count()},           {"mode", "primary"},
+                          {"primary", true},                      {"responding", up}};
+    return printJson(*client, options, nlohmann::json{{"pings", nlohmann::json::array({one})}});
+  }
+  std::cout << "Slurmctld(primary) at " << client->controllerName() << " is " << state << "\n";
+  if (up) return 0;
+  // Slurm tells root, who can do something about it.
+  if (::getuid() == 0) {
+    std::cout << "*****************************************\n"
+                 "** RESTORE SLURMCTLD DAEMON TO SERVICE **\n"
+                 "*****************************************\n";
+  }
+  return 1;
+}
+
+// "shutdown [slurmctld|controller]": the controller stops as on SIGTERM.
+// The agents keep running either way (docs/compatibility.md says why).
+// The texts are Slurm's.
+int shutdownController(const ScontrolOptions& options, const std::vector<std::string>& words) {
+  if (words.size() > 2) {
+    std::cerr << "too many arguments for keyword:" << words[0] << "\n";
+    return 1;
+  }
+  if (words.size() == 2 && words[1] != "slurmctld" && words[1] != "controller") {
+    std::cerr << "invalid shutdown argument:" << words[1] << "\n";
+    return 1;
+  }
+  auto client = ControllerClient::connect(options.confDir);
+  if (!client) return reportError(kCommand, client.error());
+  auto response = client->call<gantry::v1::ShutdownResponse>([](auto& stub, grpc::ClientContext* context, auto* out) {
+    return stub.Shutdown(context, gantry::v1::ShutdownRequest{}, out);
+  });
+  if (!response) {
+    std::cerr << "slurm_shutdown error:" << response.error() << "\n";
+    return 1;
+  }
+  return 0;
 }
 
 // "reconfigure": the controller re-reads its configuration (as on SIGHUP)
@@ -380,6 +508,7 @@ void unshieldBracketWords(std::vector<std::string>& words) {
 
 int runScontrol(const std::vector<std::string>& args) {
   ScontrolOptions options;
+  options.args = args;
   CLI::App app{"gantry scontrol: view and change controller state", "scontrol"};
   HelpRequest helpRequest;
   declareHelpFlags(app, helpRequest, "-h,--help");
@@ -388,8 +517,13 @@ int runScontrol(const std::vector<std::string>& args) {
                  "update NodeName=... State=... Reason=..., "
                  "update TresName=... NodeName=... Index=|Uuid=|Count=... Action=... Reason=..., "
                  "write batch_script JOBID [FILE], "
-                 "suspend|resume|hold|release JOBID, reconfigure");
-  app.add_flag("-d,--details", options.details, "more detail (allocations, GRES use)");
+                 "suspend|resume|hold|release|requeue JOBID[,JOBID...] ..., ping, reconfigure, "
+                 "shutdown [slurmctld|controller]");
+  app.add_flag("-a,--all", options.all, "show all partitions and their jobs (Gantry hides none)");
+  // Slurm counts -d (-dd for more); Gantry has one level, so repeats are taken as one.
+  app.add_flag("-d,--details", options.details, "more detail (allocations, GRES use)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_flag("-o,--oneliner", options.oneLiner, "print each record on one line");
   app.add_flag("--json", options.json, "print JSON");
   addConfDirOption(app, options.confDir);
   auto parsed = parseWords(app, shieldBracketWords(args));
@@ -413,15 +547,20 @@ int runScontrol(const std::vector<std::string>& args) {
   if (command == "show") return show(options, options.words);
   if (command == "update") return update(options, options.words);
   if (command == "write") return writeBatchScript(options, options.words);
+  if (command == "ping") return ping(options, options.words);
+  // Slurm wants this one spelt out.
+  if (command == "shutdown") return shutdownController(options, options.words);
   // scontrol takes a command's prefix of three letters or more.
   if (command.size() >= 3 && std::string("reconfigure").starts_with(command)) {
     return reconfigure(options, options.words);
   }
-  if (command == "suspend" || command == "resume" || command == "hold" || command == "release") {
+  if (command == "suspend" || command == "resume" || command == "hold" || command == "release" ||
+      command == "requeue") {
     return jobAction(options, options.words);
   }
   return reportError(kCommand, "unknown command '" + options.words[0] +
-                                   "'; expected show, update, write, suspend, resume, hold, release, reconfigure, version or help");
+                                   "'; expected show, update, write, suspend, resume, hold, release, requeue, ping, "
+                                   "reconfigure, shutdown, version or help");
 }
 
 }  // namespace gantry::cli

@@ -55,11 +55,14 @@ const std::vector<ScontrolCommand>& scontrolCommands() {
   static const std::vector<ScontrolCommand> commands = {
       {"help", "print this description of use"},
       {"hold <job_list>", "keep the pending jobs from starting"},
+      {"ping", "tell whether the controller answers"},
       {"reconfigure", "have the controller read its configuration again"},
       {"release <job_list>", "let held jobs start again"},
+      {"requeue <job_list>", "put running or ended batch jobs back in the queue for a new run"},
       {"resume <job_list>", "continue suspended jobs"},
       {"show <ENTITY> [<ID>]", "print the state of one record, or of all: job, step, node, partition, config, "
-                               "drainedtres, hostnames, hostlist, hostlistsorted"},
+                               "licenses, reservations, drainedtres, hostnames, hostlist, hostlistsorted"},
+      {"shutdown [slurmctld|controller]", "stop the controller (the node agents keep running)"},
       {"suspend <job_list>", "stop running jobs, keeping their allocation"},
       {"update <SPECIFICATIONS>", "change a node (NodeName= State= Reason=) or one of its GRES (TresName= "
                                   "NodeName= Index=|Uuid=|Count= Action= Reason=)"},

@@ -328,9 +328,29 @@ std::string renderConfig(const std::vector<gantry::v1::ConfigEntry>& entries,
   return out;
 }
 
-std::string joinRecords(const std::vector<std::string>& records) {
+std::string oneLineRecord(const std::string& record) {
+  std::string out;
+  size_t start = 0;
+  while (start < record.size()) {
+    size_t end = record.find('\n', start);
+    if (end == std::string::npos) end = record.size();
+    size_t text = record.find_first_not_of(' ', start);
+    if (text != std::string::npos && text < end) {
+      if (!out.empty()) out += ' ';
+      out.append(record, text, end - text);
+    }
+    start = end + 1;
+  }
+  return out + "\n";
+}
+
+std::string joinRecords(const std::vector<std::string>& records, bool oneLiner) {
   std::string out;
   for (size_t i = 0; i < records.size(); ++i) {
+    if (oneLiner) {
+      out += oneLineRecord(records[i]);
+      continue;
+    }
     if (i > 0) out += "\n";
     out += records[i];
   }

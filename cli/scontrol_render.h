@@ -36,7 +36,13 @@ std::string renderStep(const StepRow& row, const RenderOptions& options);
 std::string renderConfig(const std::vector<gantry::v1::ConfigEntry>& entries,
                          const RenderOptions& options);
 
-// Records joined by blank lines, as scontrol prints several at once.
-std::string joinRecords(const std::vector<std::string>& records);
+// -o/--oneliner: a record's lines on one, each line's indentation (three
+// spaces, or a detail line's own) turned into a single space between it
+// and the line before.
+std::string oneLineRecord(const std::string& record);
+
+// Records as scontrol prints several at once: joined by blank lines, or
+// with `oneLiner` each on one line of its own (oneLineRecord).
+std::string joinRecords(const std::vector<std::string>& records, bool oneLiner = false);
 
 }  // namespace gantry::cli

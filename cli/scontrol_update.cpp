@@ -2,7 +2,9 @@
 
 #include <cctype>
 #include <set>
+#include <stdexcept>
 
+#include "cli/parse_units.h"
 #include "common/hostlist/hostlist.h"
 
 namespace gantry::cli {
@@ -76,6 +78,62 @@ Result<std::string> parseDrainedTresNodes(const std::vector<std::string>& rest) 
   if (nodes.empty()) return Error{"show drainedtres: NodeName= is empty"};
   if (auto names = hostlist::expand(nodes); !names) return Error{"show drainedtres: " + names.error()};
   return nodes;
+}
+
+bool isJobUpdate(const std::vector<std::string>& words) {
+  for (const std::string& word : words) {
+    if (startsWithKey(word, "jobid")) return true;
+  }
+  return false;
+}
+
+Result<gantry::v1::UpdateJobRequest> parseJobUpdate(const std::vector<std::string>& words) {
+  gantry::v1::UpdateJobRequest request;
+  bool changes = false;
+  for (const std::string& word : words) {
+    size_t eq = word.find('=');
+    if (eq == std::string::npos) return Error{"Update of this parameter is not supported: " + word};
+    std::string key = upper(word.substr(0, eq));
+    std::string value = word.substr(eq + 1);
+    if (key == "JOBID") {
+      try {
+        size_t used = 0;
+        unsigned long long id = std::stoull(value, &used);
+        if (used != value.size() || value.front() == '-' || id == 0) throw std::invalid_argument(value);
+        request.set_job_id(id);
+      } catch (const std::exception&) {
+        return Error{"Invalid job id specified: " + value};
+      }
+      continue;
+    }
+    changes = true;
+    if (key == "TIMELIMIT") {
+      auto minutes = parseTimeLimitMinutes(value);
+      if (!minutes) return Error{"Invalid TimeLimit value"};
+      request.set_time_limit_minutes(*minutes);
+    } else if (key == "NAME" || key == "JOBNAME") {
+      request.set_name(value);
+    } else if (key == "COMMENT") {
+      request.set_comment(value);
+    } else if (key == "PRIORITY") {
+      auto priority = parseCount(value, true);
+      if (!priority) return Error{"Invalid Priority value: " + value};
+      request.set_priority(*priority);
+    } else if (key == "PARTITION") {
+      if (value.empty()) return Error{"Invalid Partition value: (empty)"};
+      request.set_partition(value);
+    } else if (key == "NUMNODES" || key == "REQNODES") {
+      auto range = parseNodeRange(value);
+      // A job keeps one node count here (min = max), so a range must be one.
+      if (!range || (range->max != 0 && range->max != range->min)) return Error{"Invalid NumNodes value: " + value};
+      request.set_num_nodes(range->min);
+    } else {
+      return Error{"Update of this parameter is not supported: " + word};
+    }
+  }
+  if (request.job_id() == 0) return Error{"update: JobId=<job id> is required"};
+  if (!changes) return Error{"update: nothing to change for job " + std::to_string(request.job_id())};
+  return request;
 }
 
 bool isTresUpdate(const std::vector<std::string>& words) {

@@ -14,6 +14,16 @@ namespace gantry::cli {
 // unknown state, or DOWN/DRAIN without a Reason.
 Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::string>& words);
 
+// A job update (`scontrol update JobId=N TimeLimit=... Name=... Comment=...
+// Priority=... Partition=... NumNodes=...`): some word's key is JobId.
+bool isJobUpdate(const std::vector<std::string>& words);
+
+// Keys in any case (Name or JobName). Fails with Slurm's texts: "Invalid
+// TimeLimit value", "Invalid Priority value: X", "Invalid NumNodes value:
+// X", "Update of this parameter is not supported: WORD", a missing or bad
+// JobId. The controller judges who may change what.
+Result<gantry::v1::UpdateJobRequest> parseJobUpdate(const std::vector<std::string>& words);
+
 // A TRES drain (`scontrol update TresName=gres/gpu NodeName=... Action=...`):
 // some word's key is TresName, in any case. Such words go to the controller
 // unchanged (UpdateTresRequest.words), which parses and judges them.

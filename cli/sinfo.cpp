@@ -6,6 +6,7 @@
 #include "cli/help_flags.h"
 #include "cli/controller_client.h"
 #include "cli/format_sinfo.h"
+#include "cli/json_meta.h"
 #include "cli/json_render.h"
 #include "cli/node_state_filter.h"
 #include "cli/subcommands.h"
@@ -106,7 +107,7 @@ int runSinfo(const std::vector<std::string>& args) {
   if (json) {
     nlohmann::json out = listToJson("partitions", partitionVec);
     out["nodes"] = listToJson("nodes", nodeVec)["nodes"];
-    std::cout << dumpJson(out);
+    std::cout << dumpJson(withEnvelope(std::move(out), localJsonMeta("sinfo", args, *client)));
     return 0;
   }
   std::cout << renderSinfo(lineFormat, partitionVec, nodeVec,

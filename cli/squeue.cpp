@@ -12,6 +12,7 @@
 #include "cli/format_steps.h"
 #include "cli/job_fields.h"
 #include "cli/job_steps.h"
+#include "cli/json_meta.h"
 #include "cli/json_render.h"
 #include "cli/subcommands.h"
 
@@ -173,7 +174,7 @@ int runSqueue(const std::vector<std::string>& args) {
     // Slurm's squeue lists running steps only.
     auto rows = selectSteps(jobs, StepSelection{.only = *stepList, .runningOnly = true});
     if (options.json) {
-      std::cout << dumpJson(stepsToJson(rows));
+      std::cout << dumpJson(withEnvelope(stepsToJson(rows), localJsonMeta("squeue", args, *client)));
       return 0;
     }
     std::cout << renderSteps(*format, rows,
@@ -181,7 +182,7 @@ int runSqueue(const std::vector<std::string>& args) {
     return 0;
   }
   if (options.json) {
-    std::cout << dumpJson(listToJson("jobs", jobs));
+    std::cout << dumpJson(withEnvelope(listToJson("jobs", jobs), localJsonMeta("squeue", args, *client)));
     return 0;
   }
   std::cout << renderSqueue(*format, jobs,

@@ -3,11 +3,13 @@
 // ControllerCore on one strand until SIGTERM or SIGINT.
 #include <algorithm>
 #include <pwd.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -249,6 +251,10 @@ int main(int argc, char** argv) {
   clientService.serveAccounting({.store = accounting.get(),
                                  .cluster = conf.clusterName,
                                  .privateJobs = conf.privateData.jobs});
+  // scontrol shutdown takes the SIGTERM path below; signalled, not called, so
+  // the stop starts on the signal's own handler and the call is answered
+  // within the server's grace period.
+  clientService.stopWith([] { ::kill(::getpid(), SIGTERM); });
   gantry::ctlrpc::ControllerAgentService agentService(core, **authenticator);
   std::string addr = listenAddr.empty() ? conf.controllerAddr : listenAddr;
   if (addr.empty()) addr = "0.0.0.0";

@@ -145,6 +145,11 @@ void ControllerCore::jobAction(JobAction action, uint64_t jobId, auth::Identity 
           event = job_event::Release{};
         }
         break;
+      case JobAction::Requeue:
+        // As Slurm: the owner may requeue a job of theirs.
+        if (!owner && !admin) return reply(Error{ErrorCode::Denied, "Access/permission denied"});
+        event = job_event::Requeue{};
+        break;
       case JobAction::Suspend:
       case JobAction::Resume:
         if (!admin) {

@@ -118,8 +118,11 @@ class ControllerCore {
   // user under PrivateData=nodes).
   void listDrainedTres(v1::ListDrainedTresRequest request, auth::Identity caller,
                        Reply<v1::ListDrainedTresResponse> reply);
-  enum class JobAction { Suspend, Resume, Hold, Release };
+  enum class JobAction { Suspend, Resume, Hold, Release, Requeue };
   void jobAction(JobAction action, uint64_t jobId, auth::Identity caller, Reply<Ok> reply);
+  // scontrol update JobId=: checked by job_update_rules.h, then (for a new
+  // partition or node count) as a submission is; answered once stored.
+  void updateJob(v1::UpdateJobRequest request, auth::Identity caller, Reply<Ok> reply);
 
   // Agent API.
   void registerNode(v1::RegisterRequest request, Reply<v1::RegisterResponse> reply);
@@ -220,6 +223,10 @@ class ControllerCore {
                                  const config::PartitionConf& partition);
   Result<const config::PartitionConf*> partitionFor(const v1::JobSpec& spec) const;
   Result<int64_t> effectiveTimeLimit(const v1::JobSpec& spec, const config::PartitionConf& partition) const;
+  // Whether a job of this request could ever run in the partition: its
+  // size against the partition's (partition_fit.h), then selection's
+  // "never" (kNotAvailable). Never on refusal.
+  Status checkEverRuns(const select::Request& request, const config::PartitionConf& partition) const;
   // Per-device drains (node_drains.cpp, drain_admin.cpp).
   struct ReconciledDrains {
     drain::DrainedTres record;

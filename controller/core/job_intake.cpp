@@ -68,6 +68,23 @@ Result<select::Request> ControllerCore::toSelectRequest(const v1::JobSpec& spec,
   return request;
 }
 
+Status ControllerCore::checkEverRuns(const select::Request& request, const config::PartitionConf& partition) const {
+  auto sized = state_.partitionSizes.find(partition.name);
+  PartitionSize size = sized != state_.partitionSizes.end() ? sized->second : PartitionSize{};
+  JobSize jobSize{.minNodes = request.minNodes, .maxNodes = request.maxNodes,
+                  .minCpus = std::max<int64_t>(request.ntasks, int64_t{request.ntasksPerNode} * request.minNodes) *
+                             request.cpusPerTask,
+                  .cpusPerTask = request.cpusPerTask};
+  if (auto fits = checkPartitionFit(jobSize, size); !fits) return Error{ErrorCode::Never, fits.error()};
+  const select::PartitionView* view = state_.partitionView(partition.name);
+  if (view == nullptr) return Error{ErrorCode::Internal, "partition " + partition.name + " has no node view"};
+  select::Outcome ever = state_.cluster.canEverRun(request, *view);
+  if (ever.verdict == select::Verdict::Never) {
+    return Error{ErrorCode::Never, ever.reason.empty() ? kNotAvailable : ever.reason};
+  }
+  return okStatus();
+}
+
 void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity caller,
                                Reply<v1::SubmitJobResponse> reply) {
   onStrand([this, request = std::move(request), caller = std::move(caller),
@@ -93,22 +110,8 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
     if (!selectRequest) return reply(Error{selectRequest.failure()});
     auto timeLimit = effectiveTimeLimit(spec, **partition);
     if (!timeLimit) return reply(Error{timeLimit.failure()});
-    auto sized = state_.partitionSizes.find((*partition)->name);
-    PartitionSize size = sized != state_.partitionSizes.end() ? sized->second : PartitionSize{};
-    JobSize jobSize{.minNodes = selectRequest->minNodes, .maxNodes = selectRequest->maxNodes,
-                .minCpus = std::max<int64_t>(selectRequest->ntasks,
-                                             int64_t{selectRequest->ntasksPerNode} * selectRequest->minNodes) *
-                           selectRequest->cpusPerTask,
-                .cpusPerTask = selectRequest->cpusPerTask};
-    if (auto fits = checkPartitionFit(jobSize, size); !fits) {
-      return reply(Error{ErrorCode::Never, fits.error()});
-    }
+    if (auto ever = checkEverRuns(*selectRequest, **partition); !ever) return reply(Error{ever.failure()});
     const select::PartitionView* view = state_.partitionView((*partition)->name);
-    if (view == nullptr) return reply(Error{ErrorCode::Internal, "partition " + (*partition)->name + " has no node view"});
-    select::Outcome ever = state_.cluster.canEverRun(*selectRequest, *view);
-    if (ever.verdict == select::Verdict::Never) {
-      return reply(Error{ErrorCode::Never, ever.reason.empty() ? kNotAvailable : ever.reason});
-    }
 
     selectRequest->uid = caller.uid;
     if (request.test_only()) return reply(testOnly(*selectRequest, *view, **partition));

@@ -393,6 +393,22 @@ struct JobTransition {
     return Effects{PersistJob{job.id}};
   }
 
+  Result<Effects> operator()(const Requeue&) {
+    if (!job.isBatch()) return Error{ErrorCode::Invalid, "Only batch jobs are accepted or processed"};
+    if (job.state == JobState::Pending) return notNow("Job is pending execution");
+    if (job.state == JobState::Completing) return notNow("Job is completing");  // its nodes still clean up
+    if (!requeueable(job, policy)) return notNow("Requested operation is presently disabled");
+    // An ended run's outcome belongs to that run; the new one starts clean.
+    bool ended = isEnded(job.state);
+    if (ended) {
+      job.endTime = 0;
+      job.exitCode = 0;
+      job.termSignal = 0;
+      job.cancelledBy.reset();
+    }
+    return requeue(job, JobReason::None, "", ended ? std::vector<std::string>{} : job.nodeNames, policy, now);
+  }
+
   Result<Effects> operator()(const Release&) {
     if (job.state != JobState::Pending) return notNow("Job is no longer pending execution");
     job.spec.set_hold(false);

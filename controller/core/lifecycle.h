@@ -108,6 +108,11 @@ struct GangSuspend {};
 struct GangResume {};
 struct Hold { bool byAdmin = false; };
 struct Release {};
+// scontrol requeue: a batch job that runs (or ran: an ended one too) goes
+// back to PENDING for a new run, stopped on its nodes first. Refused for a
+// pending or completing job, for one submitted --no-requeue (or without
+// --requeue under JobRequeue=0) and for a job without a script.
+struct Requeue {};
 }  // namespace job_event
 
 using JobEvent = std::variant<job_event::Placed, job_event::StillPending, job_event::LaunchAnswered,
@@ -116,7 +121,7 @@ using JobEvent = std::variant<job_event::Placed, job_event::StillPending, job_ev
                               job_event::TimeLimitReached, job_event::ClientGone, job_event::NodeLost,
                               job_event::Suspend, job_event::Resume, job_event::GangSuspend,
                               job_event::GangResume, job_event::Hold, job_event::Release,
-                              job_event::SwitchConfigured, job_event::SwitchSetupFailed>;
+                              job_event::SwitchConfigured, job_event::SwitchSetupFailed, job_event::Requeue>;
 
 // Settings the lifecycle decides with.
 struct LifecyclePolicy {

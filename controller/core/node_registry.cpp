@@ -187,6 +187,13 @@ void ControllerCore::stepComplete(v1::StepCompleteRequest request, Reply<v1::Ste
     if (job == nullptr || request.step_id() != "batch" || job->batchHost() != request.node_name()) {
       return reply(v1::StepCompleteResponse{});
     }
+    // The batch step of an earlier run, stopped by a requeue, that ran on
+    // this run's node: it started before the requeue, so it is not this
+    // run's end. Times are whole seconds (and the agent's clock), so a run
+    // requeued within the second its step started is not told apart.
+    if (job->restartCount > 0 && request.start_time() > 0 && request.start_time() < job->requeueTime) {
+      return reply(v1::StepCompleteResponse{});
+    }
     if (isEnded(job->state)) {
       // Ended first (cancelled, timed out): the report still brings what the
       // batch step used, once.

@@ -106,6 +106,12 @@ Status checkRequest(const v1::ListDrainedTresRequest& request) {
 
 Status checkRequest(const v1::JobActionRequest& request) { return jobId(request.job_id(), "job_id"); }
 
+Status checkRequest(const v1::UpdateJobRequest& request) {
+  if (auto status = jobId(request.job_id(), "job_id"); !status) return status;
+  if (auto status = atMost(request.name().size(), 1024, "name"); !status) return status;
+  return atMost(request.comment().size(), 8192, "comment");
+}
+
 Status checkRequest(const v1::GetBatchScriptRequest& request) { return jobId(request.job_id(), "job_id"); }
 
 Status checkRequest(const v1::CreateStepRequest& request) {

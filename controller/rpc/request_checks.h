@@ -20,6 +20,8 @@ Status checkRequest(const v1::UpdateNodeRequest& request);
 Status checkRequest(const v1::UpdateTresRequest& request);
 Status checkRequest(const v1::ListDrainedTresRequest& request);
 Status checkRequest(const v1::JobActionRequest& request);
+// A job id, and a name and comment no longer than a submission's may be.
+Status checkRequest(const v1::UpdateJobRequest& request);
 Status checkRequest(const v1::GetBatchScriptRequest& request);
 Status checkRequest(const v1::CreateStepRequest& request);
 Status checkRequest(const v1::GetStepRequest& request);

@@ -163,6 +163,11 @@ grpc::Status ControllerService::ReleaseJob(grpc::ServerContext* context, const v
   return jobAction(context, core::ControllerCore::JobAction::Release, request->job_id());
 }
 
+grpc::Status ControllerService::RequeueJob(grpc::ServerContext* context, const v1::JobActionRequest* request,
+                                           v1::JobActionResponse*) {
+  return jobAction(context, core::ControllerCore::JobAction::Requeue, request->job_id());
+}
+
 grpc::Status ControllerService::CreateStep(grpc::ServerContext* context, const v1::CreateStepRequest* request,
                                            v1::CreateStepResponse* response) {
   auto caller = identify(context, authenticator_);
@@ -215,6 +220,32 @@ grpc::Status ControllerService::Reconfigure(grpc::ServerContext* context, const 
   auto reloaded = reloader_->reload();
   if (!reloaded) return rpc::toGrpcStatus(reloaded.failure());
   for (const auto& problem : *reloaded) response->add_node_errors(problem);
+  return grpc::Status::OK;
+}
+
+grpc::Status ControllerService::UpdateJob(grpc::ServerContext* context, const v1::UpdateJobRequest* request,
+                                          v1::UpdateJobResponse*) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.failure());
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
+  return await<Ok>([&](auto reply) { core_.updateJob(*request, *caller, std::move(reply)); },
+                   static_cast<Ok*>(nullptr));
+}
+
+grpc::Status ControllerService::PingController(grpc::ServerContext*, const v1::PingControllerRequest*,
+                                               v1::PingControllerResponse*) {
+  return grpc::Status::OK;
+}
+
+grpc::Status ControllerService::Shutdown(grpc::ServerContext* context, const v1::ShutdownRequest*,
+                                         v1::ShutdownResponse*) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.failure());
+  if (!core_.isAdministrator(*caller)) {
+    return rpc::toGrpcStatus(Error{ErrorCode::Denied, "Access/permission denied"});
+  }
+  if (!stop_) return rpc::toGrpcStatus(Error{ErrorCode::Internal, "this controller cannot be shut down by a call"});
+  stop_();
   return grpc::Status::OK;
 }
 

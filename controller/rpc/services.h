@@ -3,6 +3,8 @@
 // gRPC status of the Error's kind (common/rpc/error_status.h). No logic.
 #pragma once
 
+#include <functional>
+
 #include "common/auth/identity.h"
 #include "controller/config_reload.h"
 #include "controller/core/controller_core.h"
@@ -34,6 +36,7 @@ class ControllerService final : public v1::Controller::Service {
   grpc::Status ResumeJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
   grpc::Status HoldJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
   grpc::Status ReleaseJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
+  grpc::Status RequeueJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
   grpc::Status CreateStep(grpc::ServerContext*, const v1::CreateStepRequest*, v1::CreateStepResponse*) override;
   grpc::Status GetStep(grpc::ServerContext*, const v1::GetStepRequest*, v1::GetStepResponse*) override;
   grpc::Status CompleteAllocation(grpc::ServerContext*, const v1::CompleteAllocationRequest*,
@@ -47,10 +50,20 @@ class ControllerService final : public v1::Controller::Service {
                                   v1::ListAccountingJobsResponse*) override;
   grpc::Status ListNodeEvents(grpc::ServerContext*, const v1::ListNodeEventsRequest*,
                               v1::ListNodeEventsResponse*) override;
+  grpc::Status PingController(grpc::ServerContext*, const v1::PingControllerRequest*,
+                              v1::PingControllerResponse*) override;
+  // Refused unless stopWith() was given a way to stop (in-process tests).
+  grpc::Status Shutdown(grpc::ServerContext*, const v1::ShutdownRequest*, v1::ShutdownResponse*) override;
+  grpc::Status UpdateJob(grpc::ServerContext*, const v1::UpdateJobRequest*, v1::UpdateJobResponse*) override;
 
   // Set once, before the server starts; without it the accounting calls
   // answer that accounting is off.
   void serveAccounting(AccountingAccess access) { accounting_ = std::move(access); }
+
+  // Set once, before the server starts: what Shutdown runs once it has
+  // checked the caller (it must only start the stop, not wait for it, as
+  // the call still has to be answered).
+  void stopWith(std::function<void()> stop) { stop_ = std::move(stop); }
 
  private:
   grpc::Status jobAction(grpc::ServerContext*, core::ControllerCore::JobAction, uint64_t jobId);
@@ -58,6 +71,7 @@ class ControllerService final : public v1::Controller::Service {
   const auth::Authenticator& authenticator_;
   ctl::ConfigReloader* reloader_;
   AccountingAccess accounting_;
+  std::function<void()> stop_;
 };
 
 // Only root or SlurmUser (the agents) may call these.

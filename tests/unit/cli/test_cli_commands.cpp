@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -133,6 +134,10 @@ class FakeController final : public gantry::v1::Controller::Service {
                           gantry::v1::JobActionResponse*) override {
     return act("release", request->job_id());
   }
+  grpc::Status RequeueJob(grpc::ServerContext*, const gantry::v1::JobActionRequest* request,
+                          gantry::v1::JobActionResponse*) override {
+    return act("requeue", request->job_id());
+  }
   // Answers with reconfigureRefusal when set, else with reconfigureNodeErrors.
   grpc::Status Reconfigure(grpc::ServerContext*, const gantry::v1::ReconfigureRequest*,
                            gantry::v1::ReconfigureResponse* response) override {
@@ -143,6 +148,28 @@ class FakeController final : public gantry::v1::Controller::Service {
   }
   int reconfigureCalls = 0;
   grpc::Status reconfigureRefusal;
+  grpc::Status PingController(grpc::ServerContext*, const gantry::v1::PingControllerRequest*,
+                              gantry::v1::PingControllerResponse*) override {
+    ++pings;
+    return grpc::Status::OK;
+  }
+  // Answers shutdownRefusal when set.
+  grpc::Status Shutdown(grpc::ServerContext*, const gantry::v1::ShutdownRequest*,
+                        gantry::v1::ShutdownResponse*) override {
+    ++shutdowns;
+    return shutdownRefusal;
+  }
+  // Refuses job 404 as the controller does an unknown job.
+  grpc::Status UpdateJob(grpc::ServerContext*, const gantry::v1::UpdateJobRequest* request,
+                         gantry::v1::UpdateJobResponse*) override {
+    lastUpdateJob = *request;
+    if (request->job_id() == 404) return grpc::Status(grpc::StatusCode::NOT_FOUND, "Invalid job id specified");
+    return grpc::Status::OK;
+  }
+  gantry::v1::UpdateJobRequest lastUpdateJob;
+  int pings = 0;
+  int shutdowns = 0;
+  grpc::Status shutdownRefusal;
   std::vector<std::string> reconfigureNodeErrors;
 
  private:
@@ -311,7 +338,7 @@ TEST_CASE("scontrol show, update and job actions", "[cli][commands]") {
         std::vector<std::string>{"suspend 12", "resume 12", "hold 13", "release 13"});
   auto refused = run(runScontrol, {"suspend", "404"}, cluster);
   CHECK(refused.status == 1);
-  CHECK(refused.err == "scontrol: error: suspend job 404: Invalid job id specified\n");
+  CHECK(refused.err == "Invalid job id specified for job 404\n");
   auto unknown = run(runScontrol, {"frobnicate"}, cluster);
   CHECK(unknown.status == 1);
   CHECK_THAT(unknown.err, Catch::Contains("unknown command 'frobnicate'"));
@@ -650,4 +677,186 @@ TEST_CASE("scontrol host lists keep their brackets and need no controller", "[cl
   auto none = run(runScontrol, {"show", "hostlistsorted"}, cluster);
   CHECK(none.status == 1);
   CHECK(none.err.find("invalid encode argument") != std::string::npos);
+}
+
+TEST_CASE("scontrol job actions take id lists and report each failed id", "[cli][commands][job_ids]") {
+  Cluster cluster;
+  auto several = run(runScontrol, {"hold", "21,404,22", "23", "JobId=24"}, cluster);
+  CHECK(several.status == 1);
+  CHECK(cluster.controller.actions == std::vector<std::string>{"hold 21", "hold 22", "hold 23", "hold 24"});
+  CHECK(several.err == "Invalid job id specified for job 404\n");
+  auto bad = run(runScontrol, {"release", "25,x7"}, cluster);
+  CHECK(bad.status == 1);
+  CHECK(bad.err == "Invalid job id specified for job x7\n");
+  CHECK(cluster.controller.actions.back() == "release 25");
+  auto requeued = run(runScontrol, {"requeue", "26,27"}, cluster);
+  CHECK(requeued.status == 0);
+  CHECK(cluster.controller.actions.back() == "requeue 27");
+  auto none = run(runScontrol, {"resume"}, cluster);
+  CHECK(none.status == 1);
+  CHECK(none.err == "scontrol: error: too few arguments for keyword:resume\n");
+}
+
+TEST_CASE("scontrol ping says UP, and DOWN with exit 1 when nothing answers", "[cli][commands][ping]") {
+  Cluster cluster;
+  auto up = run(runScontrol, {"ping"}, cluster);
+  CHECK(up.status == 0);
+  CHECK(up.out == "Slurmctld(primary) at localhost is UP\n");
+  CHECK(cluster.controller.pings == 1);
+  auto json = run(runScontrol, {"--json", "ping"}, cluster);
+  CHECK(json.status == 0);
+  auto parsed = nlohmann::json::parse(json.out);
+  REQUIRE(parsed["pings"].size() == 1);
+  const auto& ping = parsed["pings"][0];
+  CHECK(ping["hostname"] == "localhost");
+  CHECK(ping["pinged"] == "UP");
+  CHECK(ping["mode"] == "primary");
+  CHECK(ping["primary"] == true);
+  CHECK(ping["responding"] == true);
+  CHECK(ping["latency"].is_number());
+  CHECK(parsed["meta"]["command"] ==
+        nlohmann::json({"scontrol", "--conf-dir", cluster.confDir(), "--json", "ping"}));
+  CHECK(parsed["errors"] == nlohmann::json::array());
+
+  // A port the kernel handed out and that nothing listens on.
+  int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(probe >= 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  REQUIRE(::bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  REQUIRE(::getsockname(probe, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  auto dir = std::filesystem::temp_directory_path() / ("gantry-cli-ping-down-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "gantry.conf") << "ClusterName=test\nSlurmctldHost=ctl7(127.0.0.1)\nSlurmctldPort="
+                                     << ntohs(address.sin_port)
+                                     << "\nAuthType=auth/none\nNodeName=n1 CPUs=1\nPartitionName=p Nodes=n1\n";
+  std::ostringstream out;
+  auto* oldOut = std::cout.rdbuf(out.rdbuf());
+  int status = runScontrol({"--conf-dir", dir.string(), "ping"});
+  std::ostringstream jsonOut;
+  std::cout.rdbuf(jsonOut.rdbuf());
+  int jsonStatus = runScontrol({"--conf-dir", dir.string(), "--json", "ping"});
+  std::cout.rdbuf(oldOut);
+  std::filesystem::remove_all(dir);
+  ::close(probe);
+  CHECK(status == 1);
+  CHECK_THAT(out.str(), Catch::StartsWith("Slurmctld(primary) at ctl7 is DOWN\n"));
+  CHECK(jsonStatus == 0);
+  auto down = nlohmann::json::parse(jsonOut.str());
+  CHECK(down["pings"][0]["pinged"] == "DOWN");
+  CHECK(down["pings"][0]["responding"] == false);
+}
+
+TEST_CASE("scontrol shutdown: sent once, refusals in Slurm's words, bad arguments send nothing",
+          "[cli][commands][shutdown]") {
+  Cluster cluster;
+  CHECK(run(runScontrol, {"shutdown"}, cluster).status == 0);
+  CHECK(run(runScontrol, {"shutdown", "controller"}, cluster).status == 0);
+  CHECK(run(runScontrol, {"shutdown", "slurmctld"}, cluster).status == 0);
+  CHECK(cluster.controller.shutdowns == 3);
+  auto badWord = run(runScontrol, {"shutdown", "agents"}, cluster);
+  CHECK(badWord.status == 1);
+  CHECK(badWord.err == "invalid shutdown argument:agents\n");
+  auto tooMany = run(runScontrol, {"shutdown", "slurmctld", "now"}, cluster);
+  CHECK(tooMany.status == 1);
+  CHECK(tooMany.err == "too many arguments for keyword:shutdown\n");
+  CHECK(cluster.controller.shutdowns == 3);
+  cluster.controller.shutdownRefusal = grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "Access/permission denied");
+  auto refused = run(runScontrol, {"shutdown"}, cluster);
+  CHECK(refused.status == 1);
+  CHECK(refused.err == "slurm_shutdown error:Access/permission denied\n");
+}
+
+TEST_CASE("--json of squeue, sinfo and scontrol show carries meta.command", "[cli][commands][json]") {
+  Cluster cluster;
+  const std::vector<std::string> prefix = {"--conf-dir", cluster.confDir()};
+  auto command = [&](const std::string& program, std::vector<std::string> words) {
+    std::vector<std::string> all = {program};
+    all.insert(all.end(), prefix.begin(), prefix.end());
+    all.insert(all.end(), words.begin(), words.end());
+    return nlohmann::json(all);
+  };
+  auto squeue = nlohmann::json::parse(run(runSqueue, {"--json"}, cluster).out);
+  CHECK(squeue["meta"]["command"] == command("squeue", {"--json"}));
+  CHECK(squeue["jobs"].size() == 2);
+  CHECK(squeue["meta"]["slurm"]["cluster"] == "test");
+  auto steps = nlohmann::json::parse(run(runSqueue, {"--json", "-s"}, cluster).out);
+  CHECK(steps["meta"]["command"] == command("squeue", {"--json", "-s"}));
+  auto sinfo = nlohmann::json::parse(run(runSinfo, {"--json"}, cluster).out);
+  CHECK(sinfo["meta"]["command"] == command("sinfo", {"--json"}));
+  CHECK(sinfo["nodes"].is_array());
+  CHECK(sinfo["warnings"] == nlohmann::json::array());
+  for (std::vector<std::string> words : std::vector<std::vector<std::string>>{
+           {"--json", "show", "job"}, {"--json", "show", "jobs"}, {"--json", "show", "steps"},
+           {"--json", "show", "nodes"}, {"--json", "show", "partitions"}, {"--json", "show", "config"},
+           {"--json", "show", "licenses"}, {"--json", "show", "reservations"}}) {
+    auto outcome = run(runScontrol, words, cluster);
+    INFO(words[2]);
+    CHECK(outcome.status == 0);
+    auto parsed = nlohmann::json::parse(outcome.out);
+    CHECK(parsed["meta"]["command"] == command("scontrol", words));
+    CHECK(parsed["errors"] == nlohmann::json::array());
+  }
+  auto licenses = nlohmann::json::parse(run(runScontrol, {"--json", "show", "lic"}, cluster).out);
+  CHECK(licenses["licenses"] == nlohmann::json::array());
+  auto reservations = nlohmann::json::parse(run(runScontrol, {"--json", "show", "res"}, cluster).out);
+  CHECK(reservations["reservations"] == nlohmann::json::array());
+}
+
+TEST_CASE("scontrol show licenses and reservations: Gantry has none", "[cli][commands]") {
+  Cluster cluster;
+  auto licenses = run(runScontrol, {"show", "licenses"}, cluster);
+  CHECK(licenses.status == 0);
+  CHECK(licenses.out == "No licenses configured in Slurm.\n");
+  auto reservations = run(runScontrol, {"show", "reservation"}, cluster);
+  CHECK(reservations.status == 0);
+  CHECK(reservations.out == "No reservations in the system\n");
+  auto named = run(runScontrol, {"show", "reservation", "maint7"}, cluster);
+  CHECK(named.status == 1);
+  CHECK(named.out == "Reservation maint7 not found\n");
+  auto unknown = run(runScontrol, {"show", "l"}, cluster);  // shorter than Slurm's two letters
+  CHECK(unknown.status == 1);
+}
+
+TEST_CASE("scontrol -o prints one record a line; -a and -dd are accepted", "[cli][commands][oneliner]") {
+  Cluster cluster;
+  auto nodes = run(runScontrol, {"-o", "show", "node"}, cluster);
+  CHECK(nodes.status == 0);
+  CHECK(std::count(nodes.out.begin(), nodes.out.end(), '\n') == 5);  // the fixture's five nodes
+  CHECK_THAT(nodes.out, Catch::StartsWith("NodeName=cpu1 "));
+  CHECK_THAT(nodes.out, Catch::Contains(" Partitions=cpu\nNodeName=cpu2 "));
+  CHECK_THAT(nodes.out, Catch::Contains("\nNodeName=gpu2 "));
+  auto jobs = run(runScontrol, {"--oneliner", "-a", "show", "job", "12"}, cluster);
+  CHECK(jobs.status == 0);
+  CHECK(std::count(jobs.out.begin(), jobs.out.end(), '\n') == 1);
+  CHECK_THAT(jobs.out, Catch::StartsWith("JobId=12 JobName=train UserId="));
+  auto detailed = run(runScontrol, {"-dd", "-o", "show", "job", "12"}, cluster);
+  CHECK(detailed.status == 0);
+  CHECK_THAT(detailed.out, Catch::Contains(" Nodes=gpu1 CPU_IDs="));
+  CHECK(std::count(detailed.out.begin(), detailed.out.end(), '\n') == 1);
+  auto partitions = run(runScontrol, {"-ao", "show", "partition"}, cluster);
+  CHECK(partitions.status == 0);
+  CHECK_THAT(partitions.out, Catch::StartsWith("PartitionName="));
+  auto steps = run(runScontrol, {"-o", "show", "step"}, cluster);
+  CHECK(steps.status == 0);
+  CHECK_THAT(steps.out, Catch::StartsWith("StepId="));
+  CHECK(steps.out.find("\n   ") == std::string::npos);
+}
+
+TEST_CASE("scontrol update JobId= sends the fields given and reports a refusal per job", "[cli][commands][job_update]") {
+  Cluster cluster;
+  auto ok = run(runScontrol, {"update", "JobId=12", "TimeLimit=45", "Comment=shorter"}, cluster);
+  CHECK(ok.status == 0);
+  CHECK(cluster.controller.lastUpdateJob.job_id() == 12);
+  CHECK(cluster.controller.lastUpdateJob.time_limit_minutes() == 45);
+  CHECK(cluster.controller.lastUpdateJob.comment() == "shorter");
+  CHECK_FALSE(cluster.controller.lastUpdateJob.has_name());
+  auto refused = run(runScontrol, {"update", "JobId=404", "Name=x"}, cluster);
+  CHECK(refused.status == 1);
+  CHECK(refused.err == "Invalid job id specified for job 404\n");
+  auto bad = run(runScontrol, {"update", "JobId=12", "TimeLimit=later"}, cluster);
+  CHECK(bad.status == 1);
+  CHECK(bad.err == "scontrol: error: Invalid TimeLimit value\n");
 }

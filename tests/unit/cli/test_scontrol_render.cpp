@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
+#include "cli/help_flags.h"
 #include "cli/json_render.h"
 #include "cli/scontrol_render.h"
 #include "cli_fixtures.h"
@@ -155,4 +158,39 @@ TEST_CASE("scontrol show job names the --exclusive form in OverSubscribe", "[cli
   CHECK_THAT(renderJob(sharing, options(false)), !Catch::Contains("Network="));
   sharing.mutable_spec()->set_network("ib0");
   CHECK_THAT(renderJob(sharing, options(false)), Catch::Contains("Network=ib0\n"));
+}
+
+TEST_CASE("-o/--oneliner puts each record on one line", "[cli][scontrol][oneliner]") {
+  std::string detailed = renderJob(runningGpuJob(), options(true));
+  std::string line = oneLineRecord(detailed);
+  CHECK(std::count(line.begin(), line.end(), '\n') == 1);
+  CHECK_THAT(line, Catch::StartsWith("JobId=12 JobName=train UserId=alice(1000) "));
+  // The detail line's own indentation becomes one space too.
+  CHECK_THAT(line, Catch::Contains(" Nodes=gpu1 CPU_IDs=0-3 Mem=8192 GRES=gpu:a100:2(IDX:0-1)"));
+  CHECK(line.find("  ") == std::string::npos);
+
+  std::string two = joinRecords({"A=1\n   B=2\n", "C=3\n   D=4 E=5\n"}, true);
+  CHECK(two == "A=1 B=2\nC=3 D=4 E=5\n");
+  CHECK(joinRecords({"A=1\n   B=2\n", "C=3\n"}) == "A=1\n   B=2\n\nC=3\n");
+}
+
+TEST_CASE("--json answers carry Slurm's data_parser envelope", "[cli][json]") {
+  JsonMeta meta{.command = {"squeue", "--json"},
+                .source = "/dev/pts/7",
+                .user = "carol",
+                .group = "lab",
+                .cluster = "orion",
+                .accountingStorage = "accounting_storage/none"};
+  nlohmann::json out = withEnvelope(nlohmann::json{{"jobs", nlohmann::json::array()}}, meta);
+  CHECK(out["jobs"] == nlohmann::json::array());
+  CHECK(out["errors"] == nlohmann::json::array());
+  CHECK(out["warnings"] == nlohmann::json::array());
+  CHECK(out["meta"]["command"] == nlohmann::json({"squeue", "--json"}));
+  CHECK(out["meta"]["plugin"]["data_parser"] == "data_parser/v0.0.44");
+  CHECK(out["meta"]["plugin"]["accounting_storage"] == "accounting_storage/none");
+  CHECK(out["meta"]["plugin"]["type"] == "");
+  CHECK(out["meta"]["client"] == nlohmann::json({{"source", "/dev/pts/7"}, {"user", "carol"}, {"group", "lab"}}));
+  CHECK(out["meta"]["slurm"]["release"] == kSlurmVersion);
+  CHECK(out["meta"]["slurm"]["version"] == nlohmann::json({{"major", "26"}, {"minor", "11"}, {"micro", "0"}}));
+  CHECK(out["meta"]["slurm"]["cluster"] == "orion");
 }

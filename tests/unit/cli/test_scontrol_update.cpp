@@ -103,3 +103,51 @@ TEST_CASE("scancel signal names", "[cli][scancel]") {
   CHECK_THAT(parseSignal("99").error(), Catch::Contains("1 to 64"));
   CHECK_THAT(parseSignal("NOPE").error(), Catch::Contains("invalid signal 'NOPE'"));
 }
+
+TEST_CASE("scontrol update JobId= builds a job update with only the fields given", "[cli][scontrol][job_update]") {
+  CHECK(isJobUpdate({"TimeLimit=5", "jobid=31"}));
+  CHECK_FALSE(isJobUpdate({"NodeName=n1", "State=DRAIN"}));
+  auto request = parseJobUpdate({"JobId=31", "TimeLimit=1-02:00:00", "name=renamed", "Comment=two words",
+                                 "Priority=250", "Partition=big", "NumNodes=3"});
+  REQUIRE(request.ok());
+  CHECK(request->job_id() == 31);
+  CHECK(request->time_limit_minutes() == 26 * 60);
+  CHECK(request->name() == "renamed");
+  CHECK(request->comment() == "two words");
+  CHECK(request->priority() == 250);
+  CHECK(request->partition() == "big");
+  CHECK(request->num_nodes() == 3);
+  auto some = parseJobUpdate({"jobid=31", "JobName=other", "TimeLimit=UNLIMITED"});
+  REQUIRE(some.ok());
+  CHECK(some->name() == "other");
+  CHECK(some->time_limit_minutes() == -1);
+  CHECK_FALSE(some->has_comment());
+  CHECK_FALSE(some->has_priority());
+  CHECK_FALSE(some->has_partition());
+  CHECK_FALSE(some->has_num_nodes());
+  CHECK(parseJobUpdate({"JobId=31", "NumNodes=2-2"})->num_nodes() == 2);
+}
+
+TEST_CASE("scontrol update JobId= refusals read as Slurm's", "[cli][scontrol][job_update]") {
+  struct Row {
+    const char* rule;
+    std::vector<std::string> words;
+    const char* error;
+  };
+  const std::vector<Row> rows = {
+      {"a bad time limit", {"JobId=31", "TimeLimit=soon"}, "Invalid TimeLimit value"},
+      {"a bad priority", {"JobId=31", "Priority=high"}, "Invalid Priority value: high"},
+      {"a node range", {"JobId=31", "NumNodes=2-4"}, "Invalid NumNodes value: 2-4"},
+      {"a key Gantry does not change", {"JobId=31", "Features=fast"},
+       "Update of this parameter is not supported: Features=fast"},
+      {"a bare word", {"JobId=31", "now"}, "Update of this parameter is not supported: now"},
+      {"a bad job id", {"JobId=abc", "Name=x"}, "Invalid job id specified: abc"},
+      {"nothing to change", {"JobId=31"}, "update: nothing to change for job 31"},
+  };
+  for (const Row& row : rows) {
+    INFO(row.rule);
+    auto parsed = parseJobUpdate(row.words);
+    REQUIRE_FALSE(parsed.ok());
+    CHECK(parsed.error() == row.error);
+  }
+}

@@ -358,6 +358,8 @@ const std::vector<RefusedRow>& refusedRows() {
       {"gang: the timeslicer suspends only running jobs", JobState::Pending, job_event::GangSuspend{}},
       {"a running job cannot be held", JobState::Running, job_event::Hold{false}},
       {"a running job cannot be released", JobState::Running, job_event::Release{}},
+      {"a pending job is not requeued", JobState::Pending, job_event::Requeue{}},
+      {"a completing job is not requeued", JobState::Completing, job_event::Requeue{}},
       {"a pending job has no batch step to end", JobState::Pending, job_event::BatchEnded{.exitCode = 0, .signal = 0, .message = "", .endTime = 0}},
       {"a pending job loses no node", JobState::Pending, job_event::NodeLost{"n1", JobReason::NodeSetDown}},
       {"a batch job has no allocating client to lose", JobState::Running, job_event::ClientGone{}},
@@ -386,6 +388,40 @@ TEST_CASE("job lifecycle: each rule as a row") {
       if (row.check) row.check(job);
     }
   }
+}
+
+TEST_CASE("scontrol requeue: a running or ended batch job goes back to pending") {
+  JobRecord running = jobIn(JobState::Running);
+  auto stopped = onJobEvent(running, job_event::Requeue{}, kNow);
+  REQUIRE(stopped.ok());
+  CHECK(running.state == JobState::Pending);
+  CHECK(kinds(*stopped) == std::vector<std::string>{"terminate:2", "release", "persist", "schedule"});
+  CHECK(running.restartCount == 1);
+  CHECK(running.nodeNames.empty());
+
+  JobRecord failed = jobIn(JobState::Failed);
+  failed.exitCode = 3;
+  failed.endTime = 4'500;
+  auto again = onJobEvent(failed, job_event::Requeue{}, kNow);
+  REQUIRE(again.ok());
+  CHECK(failed.state == JobState::Pending);
+  CHECK(kinds(*again) == std::vector<std::string>{"persist", "schedule"});  // nothing runs, nothing held
+  CHECK(failed.exitCode == 0);
+  CHECK(failed.endTime == 0);
+  CHECK(failed.requeueTime == kNow);
+
+  JobRecord noRequeue = jobIn(JobState::Running);
+  noRequeue.spec.set_no_requeue(true);
+  auto disabled = onJobEvent(noRequeue, job_event::Requeue{}, kNow);
+  REQUIRE_FALSE(disabled.ok());
+  CHECK(disabled.error() == "Requested operation is presently disabled");
+  CHECK(noRequeue.state == JobState::Running);
+
+  JobRecord allocation = jobIn(JobState::Running);
+  allocation.spec.clear_script();
+  auto notBatch = onJobEvent(allocation, job_event::Requeue{}, kNow);
+  REQUIRE_FALSE(notBatch.ok());
+  CHECK(notBatch.error() == "Only batch jobs are accepted or processed");
 }
 
 TEST_CASE("job lifecycle: refused events change nothing and say not now") {

@@ -1,0 +1,67 @@
+// scontrol update JobId=...: the rules (job_update_rules.h) first, then a
+// new partition or node count is checked as a submission is, and only when
+// every field passes is the job changed and stored.
+#include "controller/core/controller_core.h"
+#include "controller/core/job_update_rules.h"
+
+namespace gantry::core {
+namespace {
+
+// The job's spec with the request's fields laid over it.
+v1::JobSpec updatedSpec(v1::JobSpec spec, const v1::UpdateJobRequest& request) {
+  if (request.has_name()) spec.set_name(request.name());
+  if (request.has_comment()) spec.set_comment(request.comment());
+  if (request.has_priority()) spec.set_priority(request.priority());
+  if (request.has_partition()) spec.set_partition(request.partition());
+  if (request.has_num_nodes()) {
+    spec.set_min_nodes(request.num_nodes());
+    spec.set_max_nodes(request.num_nodes());
+  }
+  if (request.has_time_limit_minutes()) {
+    spec.set_time_limit_minutes(request.time_limit_minutes());
+    spec.set_time_limit_seconds(0);  // the minutes given replace a finer limit
+  }
+  return spec;
+}
+
+}  // namespace
+
+void ControllerCore::updateJob(v1::UpdateJobRequest request, auth::Identity caller, Reply<Ok> reply) {
+  onStrand([this, request = std::move(request), caller = std::move(caller), reply = std::move(reply)]() mutable {
+    JobRecord* job = state_.findJob(request.job_id());
+    if (job == nullptr) return reply(Error{ErrorCode::NotFound, "Invalid job id specified"});
+    JobUpdateFacts facts{.owner = job->uid == caller.uid,
+                         .admin = isAdministrator(caller),
+                         .pending = job->state == JobState::Pending,
+                         .ended = isEnded(job->state) || job->state == JobState::Completing,
+                         .timeLimitSeconds = job->timeLimitSeconds};
+    if (auto allowed = checkJobUpdate(request, facts); !allowed) return reply(Error{allowed.failure()});
+    v1::JobSpec spec = updatedSpec(job->spec, request);
+    const config::PartitionConf* partition = conf_.findPartition(spec.partition());
+    if (partition == nullptr) return reply(Error{ErrorCode::Invalid, "Invalid partition name specified"});
+    int64_t limit = job->timeLimitSeconds;
+    if (request.has_time_limit_minutes() || request.has_partition()) {
+      auto computed = effectiveTimeLimit(spec, *partition);
+      if (!computed) return reply(Error{computed.failure()});
+      limit = *computed;
+    }
+    if (request.has_partition() || request.has_num_nodes()) {
+      if (partition->state != "UP" && request.has_partition()) {
+        return reply(Error{ErrorCode::NotNow, "Partition " + partition->name + " is not accepting jobs (State=" +
+                                                  partition->state + ")"});
+      }
+      auto selectRequest = toSelectRequest(spec);
+      if (!selectRequest) return reply(Error{selectRequest.failure()});
+      if (auto ever = checkEverRuns(*selectRequest, *partition); !ever) return reply(Error{ever.failure()});
+    }
+    job->spec = std::move(spec);
+    job->timeLimitSeconds = limit;
+    executor_.persistJob(*job, [reply = std::move(reply)](const Status& stored) {
+      if (!stored) return reply(Error{ErrorCode::Internal, "cannot store the job: " + stored.error()});
+      reply(Ok{});
+    });
+    requestSchedule();
+  });
+}
+
+}  // namespace gantry::core
