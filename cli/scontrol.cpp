@@ -288,6 +288,25 @@ int writeBatchScript(const ScontrolOptions& options, const std::vector<std::stri
   return 0;
 }
 
+// scontrol update JobId=N Key=Value...: Slurm's scontrol prints its
+// refusals bare on stderr ("<error> for job <id>") and exits 1.
+int updateJob(const ScontrolOptions& options, const std::vector<std::string>& words) {
+  auto request = parseJobUpdate(words);
+  if (!request) {
+    std::cerr << request.error() << "\nRequest aborted\n";
+    return 1;
+  }
+  auto client = ControllerClient::connect(options.confDir);
+  if (!client) return reportError(kCommand, client.error());
+  auto response = client->call<gantry::v1::UpdateJobResponse>(
+      [&](auto& stub, grpc::ClientContext* context, auto* out) { return stub.UpdateJob(context, *request, out); });
+  if (!response) {
+    std::cerr << response.error() << " for job " << request->job_id() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 // A TRES drain when a word is TresName=, else a node update. Either prints
 // what the controller left drained (empty slots that cannot be resumed).
 int update(const ScontrolOptions& options, const std::vector<std::string>& words) {
@@ -297,6 +316,7 @@ int update(const ScontrolOptions& options, const std::vector<std::string>& words
     if (!client) return reportError(kCommand, client.error());
     return updateTres(*client, rest);
   }
+  if (isJobUpdate(rest)) return updateJob(options, rest);
   auto request = parseNodeUpdate(rest);
   if (!request) return reportError(kCommand, request.error());
   auto client = ControllerClient::connect(options.confDir);
@@ -385,7 +405,7 @@ int runScontrol(const std::vector<std::string>& args) {
   declareHelpFlags(app, helpRequest, "-h,--help");
   app.add_option("command", options.words,
                  "show job|step|node|partition|config|drainedtres|hostnames|hostlist|hostlistsorted [name], "
-                 "update NodeName=... State=... Reason=..., "
+                 "update NodeName=... State=... Reason=..., update JobId=... TresBind=..., "
                  "update TresName=... NodeName=... Index=|Uuid=|Count=... Action=... Reason=..., "
                  "write batch_script JOBID [FILE], "
                  "suspend|resume|hold|release JOBID, reconfigure");

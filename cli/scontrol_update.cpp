@@ -21,7 +21,59 @@ bool startsWithKey(const std::string& word, const std::string& key) {
   return true;
 }
 
+// Slurm's scontrol matches a key against a name case-insensitively by
+// the key's length, at least `shortest` letters: "JobId", "jobid", "Job".
+bool keyNames(const std::string& key, const std::string& name, size_t shortest) {
+  if (key.size() < shortest || key.size() > name.size()) return false;
+  for (size_t i = 0; i < key.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(key[i])) != std::tolower(static_cast<unsigned char>(name[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string keyOf(const std::string& word) { return word.substr(0, word.find('=')); }
+
 }  // namespace
+
+bool isJobUpdate(const std::vector<std::string>& words) {
+  for (const std::string& word : words) {
+    if (word.find('=') != std::string::npos && keyNames(keyOf(word), "JobId", 3)) return true;
+  }
+  return false;
+}
+
+Result<gantry::v1::UpdateJobRequest> parseJobUpdate(const std::vector<std::string>& words) {
+  gantry::v1::UpdateJobRequest request;
+  bool changes = false;
+  for (const std::string& word : words) {
+    size_t eq = word.find('=');
+    if (eq == std::string::npos) return Error{"Invalid input: " + word};
+    std::string key = word.substr(0, eq);
+    std::string value = word.substr(eq + 1);
+    if (keyNames(key, "JobId", 3)) {
+      size_t used = 0;
+      uint64_t id = 0;
+      try {
+        id = std::stoull(value, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (value.empty() || used != value.size() || value.front() == '-' || id == 0) {
+        return Error{"Invalid job id specified: " + value};
+      }
+      request.set_job_id(id);
+    } else if (keyNames(key, "TresBind", 5)) {
+      request.set_tres_bind(value);
+      changes = true;
+    } else {
+      return Error{"Update of this parameter is not supported: " + word};
+    }
+  }
+  if (!changes) return Error{"No changes specified"};
+  return request;
+}
 
 Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::string>& words) {
   static const std::set<std::string> kStates = {"DOWN", "DRAIN", "FAIL", "RESUME", "IDLE", "UNDRAIN",

@@ -117,6 +117,10 @@ class ControllerCore {
   // user under PrivateData=nodes).
   void listDrainedTres(v1::ListDrainedTresRequest request, auth::Identity caller,
                        Reply<v1::ListDrainedTresResponse> reply);
+  // scontrol update JobId=N ...: the owner, root or SlurmUser may change a
+  // job that has not ended (job_update.cpp); the change is durable before
+  // the answer.
+  void updateJob(v1::UpdateJobRequest request, auth::Identity caller, Reply<v1::UpdateJobResponse> reply);
   enum class JobAction { Suspend, Resume, Hold, Release };
   void jobAction(JobAction action, uint64_t jobId, auth::Identity caller, Reply<Ok> reply);
 
@@ -247,6 +251,7 @@ class ControllerCore {
   void armTick();
   void tick();
   void checkTimeLimits();
+  void sendWarnSignal(JobRecord& job, int64_t now);
   void checkHeartbeats();
   void checkAllocationClients();
   void forgetOldJobs();

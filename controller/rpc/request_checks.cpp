@@ -105,6 +105,7 @@ Status checkRequest(const v1::ListDrainedTresRequest& request) {
 }
 
 Status checkRequest(const v1::JobActionRequest& request) { return jobId(request.job_id(), "job_id"); }
+Status checkRequest(const v1::UpdateJobRequest& request) { return jobId(request.job_id(), "job_id"); }
 
 Status checkRequest(const v1::GetBatchScriptRequest& request) { return jobId(request.job_id(), "job_id"); }
 

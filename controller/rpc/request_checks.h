@@ -20,6 +20,7 @@ Status checkRequest(const v1::UpdateNodeRequest& request);
 Status checkRequest(const v1::UpdateTresRequest& request);
 Status checkRequest(const v1::ListDrainedTresRequest& request);
 Status checkRequest(const v1::JobActionRequest& request);
+Status checkRequest(const v1::UpdateJobRequest& request);
 Status checkRequest(const v1::GetBatchScriptRequest& request);
 Status checkRequest(const v1::CreateStepRequest& request);
 Status checkRequest(const v1::GetStepRequest& request);

@@ -163,6 +163,15 @@ grpc::Status ControllerService::ReleaseJob(grpc::ServerContext* context, const v
   return jobAction(context, core::ControllerCore::JobAction::Release, request->job_id());
 }
 
+grpc::Status ControllerService::UpdateJob(grpc::ServerContext* context, const v1::UpdateJobRequest* request,
+                                          v1::UpdateJobResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.failure());
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
+  return await<v1::UpdateJobResponse>(
+      [&](auto reply) { core_.updateJob(*request, *caller, std::move(reply)); }, response);
+}
+
 grpc::Status ControllerService::CreateStep(grpc::ServerContext* context, const v1::CreateStepRequest* request,
                                            v1::CreateStepResponse* response) {
   auto caller = identify(context, authenticator_);

@@ -33,6 +33,7 @@ class ControllerService final : public v1::Controller::Service {
   grpc::Status SuspendJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
   grpc::Status ResumeJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
   grpc::Status HoldJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
+  grpc::Status UpdateJob(grpc::ServerContext*, const v1::UpdateJobRequest*, v1::UpdateJobResponse*) override;
   grpc::Status ReleaseJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
   grpc::Status CreateStep(grpc::ServerContext*, const v1::CreateStepRequest*, v1::CreateStepResponse*) override;
   grpc::Status GetStep(grpc::ServerContext*, const v1::GetStepRequest*, v1::GetStepResponse*) override;

@@ -156,3 +156,12 @@ TEST_CASE("scontrol show job names the --exclusive form in OverSubscribe", "[cli
   sharing.mutable_spec()->set_network("ib0");
   CHECK_THAT(renderJob(sharing, options(false)), Catch::Contains("Network=ib0\n"));
 }
+
+TEST_CASE("scontrol show job prints TresBind= when set and Contiguous= always", "[cli][scontrol][tres-bind]") {
+  gantry::v1::Job job = pendingJob();
+  CHECK_THAT(renderJob(job, options(false)), !Catch::Contains("TresBind=") && Catch::Contains("   Contiguous=0\n"));
+  job.mutable_spec()->set_tres_bind("gres/gpu:map:2,3+gres/nic:closest");
+  job.mutable_spec()->set_contiguous(true);
+  CHECK_THAT(renderJob(job, options(false)),
+             Catch::Contains("   TresBind=gres/gpu:map:2,3+gres/nic:closest\n") && Catch::Contains("   Contiguous=1\n"));
+}

@@ -103,3 +103,42 @@ TEST_CASE("scancel signal names", "[cli][scancel]") {
   CHECK_THAT(parseSignal("99").error(), Catch::Contains("1 to 64"));
   CHECK_THAT(parseSignal("NOPE").error(), Catch::Contains("invalid signal 'NOPE'"));
 }
+
+TEST_CASE("scontrol update JobId=N TresBind=... is a job update", "[cli][scontrol][tres-bind]") {
+  CHECK(isJobUpdate({"JobId=71", "TresBind=gres/gpu:closest"}));
+  CHECK(isJobUpdate({"TresBind=gres/gpu:closest", "jobid=71"}));
+  CHECK(isJobUpdate({"Job=71", "TresBind="}));
+  CHECK_FALSE(isJobUpdate({"NodeName=n1", "State=RESUME"}));
+  auto request = parseJobUpdate({"jobid=71", "tresbind=gres/gpu:mask:0x5"});
+  REQUIRE(request.ok());
+  CHECK(request->job_id() == 71);
+  REQUIRE(request->has_tres_bind());
+  CHECK(request->tres_bind() == "gres/gpu:mask:0x5");
+  // An empty value is sent: it clears the binding.
+  auto clear = parseJobUpdate({"JobId=71", "TresB="});
+  REQUIRE(clear.ok());
+  CHECK(clear->has_tres_bind());
+  CHECK(clear->tres_bind().empty());
+}
+
+TEST_CASE("scontrol update of a job refuses in Slurm's words", "[cli][scontrol][tres-bind]") {
+  struct Row {
+    const char* rule;
+    std::vector<std::string> words;
+    const char* message;
+  };
+  const Row rows[] = {
+      {"a key Gantry cannot change", {"JobId=71", "Comment=x"}, "Update of this parameter is not supported: Comment=x"},
+      {"a key shorter than Slurm's shortest", {"JobId=71", "Tres=x"}, "Update of this parameter is not supported: Tres=x"},
+      {"a word without =", {"JobId=71", "TresBind"}, "Invalid input: TresBind"},
+      {"a bad job id", {"JobId=7x", "TresBind=gres/gpu:none"}, "Invalid job id specified: 7x"},
+      {"nothing to change", {"JobId=71"}, "No changes specified"},
+  };
+  for (const Row& row : rows) {
+    DYNAMIC_SECTION(row.rule) {
+      auto request = parseJobUpdate(row.words);
+      REQUIRE_FALSE(request.ok());
+      CHECK(request.error() == row.message);
+    }
+  }
+}
