@@ -53,7 +53,7 @@ const ValueOption kValueOptions[] = {
     {"--thread-spec", "thread-spec", &SbatchOptions::threadSpec, "threads reserved for system use"},
     {"--tres-per-task", "tres-per-task", &SbatchOptions::tresPerTask,
      "per-task TRES: gres/gpu=N, cpu=N"},
-    {"--export", "export", &SbatchOptions::exportSpec, "ALL (default), NONE, or [ALL,]VAR[=value],..."},
+    {"--export", "export", &SbatchOptions::exportSpec, "ALL (default), NONE, NIL, or [ALL,]VAR[=value],..."},
     {"--wrap", "wrap", &SbatchOptions::wrap, "command to run as a /bin/sh script"},
     {"--priority", "priority", &SbatchOptions::priority, "the job's priority (root and SlurmUser only)"},
     {"-w,--nodelist", "nodelist", &SbatchOptions::nodelist,
@@ -62,6 +62,15 @@ const ValueOption kValueOptions[] = {
      "nodes the job must not have: a host list or a file of names (a path with '/')"},
     {"--conf-dir", "conf-dir", &SbatchOptions::confDir,
      "configuration directory (default $GANTRY_CONF_DIR, then /etc/gantry)"},
+    // Binding, task layout, signals and output files.
+    {"--tres-bind", "tres-bind", &SbatchOptions::tresBind,
+     "bind tasks to TRES: gres/<name>:<binding>[+...] (checked by the controller, as in Slurm)"},
+    {"-m,--distribution", "distribution", &SbatchOptions::distribution,
+     "task layout: block|cyclic|arbitrary|plane=N[:block|cyclic|fcyclic[:...]][,Pack|NoPack] "
+     "(checked and passed on as SLURM_DISTRIBUTION; tasks are placed in blocks)"},
+    {"--signal", "signal", &SbatchOptions::signal,
+     "[{R|B}:]num[@time]: send signal num time seconds (default 60) before the time limit"},
+    {"--open-mode", "open-mode", &SbatchOptions::openMode, "append|truncate the output and error files"},
 };
 
 struct FlagOption {
@@ -78,6 +87,14 @@ const FlagOption kFlagOptions[] = {
      "ask where and when the job would run; submit nothing"},
     {"-s,--oversubscribe", "oversubscribe", &SbatchOptions::oversubscribe,
      "let the job share CPUs with other jobs that allow it (OverSubscribe=YES partitions)"},
+    // Task layout, environment and waiting.
+    {"-O,--overcommit", "overcommit", &SbatchOptions::overcommit,
+     "run more tasks than CPUs: the job needs one CPU per node"},
+    {"--contiguous", "contiguous", &SbatchOptions::contiguous,
+     "accepted with a warning and shown as Contiguous=1; the nodes are not made consecutive"},
+    {"--get-user-env", "get-user-env", &SbatchOptions::getUserEnv,
+     "accepted: the job gets the environment sbatch was started with (see --export)"},
+    {"-W,--wait", "wait", &SbatchOptions::wait, "wait for the job to end and exit with its exit code"},
 };
 
 // The word --help and --usage show for an option's value where the long
@@ -92,6 +109,7 @@ const std::map<std::string, std::string> kValueNames = {
     {"comment", "name"},    {"gres-flags", "opts"},   {"core-spec", "cores"},     {"thread-spec", "threads"},
     {"tres-per-task", "list"}, {"export", "env_vars|NONE"}, {"wrap", "command"}, {"priority", "value"},
     {"conf-dir", "path"},   {"nodelist", "hosts"},    {"exclude", "hosts"},
+    {"tres-bind", "..."},   {"distribution", "type"}, {"signal", "[{R|B}:]num[@time]"}, {"open-mode", "append|truncate"},
 };
 
 std::string valueNameOf(const std::string& key) {
@@ -247,11 +265,6 @@ Result<Submission> prepareSubmission(const std::vector<std::string>& args,
   } else {
     // No script named: like sbatch, read it from standard input ("-").
     if (scriptWords.empty()) scriptWords.push_back(kStdinScript);
-    if (scriptWords.size() > 1) {
-      return Error{"script arguments ('" + scriptWords[1] +
-                   "' ...) are not supported: the job request has no field for them; "
-                   "set them inside the script or use --wrap"};
-    }
     const std::string& path = scriptWords.front();
     auto text = readScript(path);
     if (!text) return Error{text.error()};
@@ -283,6 +296,9 @@ Result<Submission> prepareSubmission(const std::vector<std::string>& args,
   if (!spec) return Error{spec.error()};
   Submission submission;
   submission.spec = std::move(*spec);
+  // The words after the script are its arguments ($1 $2 ...), as in Slurm.
+  for (size_t i = 1; i < scriptWords.size(); ++i) submission.spec.add_script_args(scriptWords[i]);
+  submission.wait = merged.wait;
   submission.parsable = merged.parsable;
   submission.testOnly = merged.testOnly;
   submission.confDir = merged.confDir.value_or("");
@@ -294,6 +310,11 @@ Result<Submission> prepareSubmission(const std::vector<std::string>& args,
 std::vector<std::string> ignoredOptionWarnings(const SbatchOptions& options) {
   std::vector<std::string> warnings;
   for (const auto& [key, warning] : options.ignored) warnings.push_back(warning);
+  // The selection places a job on any free nodes; a job that needs them
+  // consecutive should not believe it got that.
+  if (options.contiguous) {
+    warnings.push_back("--contiguous is accepted, but Gantry does not place the job on consecutive nodes");
+  }
   return warnings;
 }
 

@@ -39,6 +39,12 @@ struct SbatchOptions {
   // -w/--nodelist and -x/--exclude as typed: a host list expression, or
   // (containing '/') the path of a file of names.
   std::optional<std::string> nodelist, exclude;
+  // --tres-bind, -m/--distribution, --signal, --open-mode, as typed.
+  std::optional<std::string> tresBind, distribution, signal, openMode;
+  bool overcommit = false;  // -O/--overcommit
+  bool contiguous = false;  // --contiguous
+  bool getUserEnv = false;  // --get-user-env (sbatch)
+  bool wait = false;        // -W/--wait (sbatch): wait for the job's end
   bool hold = false;
   bool parsable = false;
   // --exclusive: "" when given bare, else its argument (user, mcs, topo).
@@ -82,6 +88,7 @@ struct Submission {
   gantry::v1::JobSpec spec;
   bool parsable = false;
   bool testOnly = false;
+  bool wait = false;     // -W/--wait: wait for the job to end, exit with its exit code
   std::string confDir;   // --conf-dir as given (empty when absent)
   std::string helpText;  // non-empty: --help or --usage was given, print it and stop
   // Non-empty: getopt refused the command line (unknown option, missing

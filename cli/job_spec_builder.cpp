@@ -3,9 +3,11 @@
 #include <set>
 #include <sstream>
 
+#include "cli/distribution.h"
 #include "cli/job_options.h"
 #include "cli/parse_units.h"
 #include "common/hostlist/hostlist.h"
+#include "cli/signal_option.h"
 #include "common/gres/gpu_bind.h"
 
 namespace gantry::cli {
@@ -38,10 +40,12 @@ std::vector<std::string> splitList(const std::string& text, char sep) {
 // Applies --export: ALL (default) keeps the whole environment, NONE drops
 // it, and a list names the variables to pass (VAR or VAR=value), with ALL
 // in the list meaning "everything plus these".
+// NIL is Slurm's "nothing at all": no variable, and unlike NONE it does not
+// imply --get-user-env; Gantry sends none for either.
 Result<std::map<std::string, std::string>> exportedEnvironment(
     const std::optional<std::string>& spec, const std::map<std::string, std::string>& environment) {
   if (!spec || *spec == "ALL") return environment;
-  if (*spec == "NONE") return std::map<std::string, std::string>{};
+  if (*spec == "NONE" || *spec == "NIL") return std::map<std::string, std::string>{};
   std::map<std::string, std::string> result;
   std::vector<std::string> items = splitList(*spec, ',');
   for (const std::string& item : items) {
@@ -49,8 +53,8 @@ Result<std::map<std::string, std::string>> exportedEnvironment(
   }
   for (const std::string& item : items) {
     if (item == "ALL") continue;
-    if (item.empty() || item == "NONE") {
-      return Error{"'" + *spec + "': expected ALL, NONE, or a list of VAR or VAR=value"};
+    if (item.empty() || item == "NONE" || item == "NIL") {
+      return Error{"'" + *spec + "': expected ALL, NONE, NIL, or a list of VAR or VAR=value"};
     }
     size_t eq = item.find('=');
     if (eq == 0) return Error{"'" + item + "': variable name is empty"};
@@ -79,7 +83,15 @@ class SpecBuilder {
     if (options_.gpuBind) {
       if (auto bind = gres::parseGpuBind(*options_.gpuBind); !bind) return errors_.make("gpu-bind", bind.error());
       spec_.set_gpu_bind(*options_.gpuBind);
+      // Slurm records --gpu-bind as the job's tres-bind.
+      spec_.set_tres_bind("gres/gpu:" + *options_.gpuBind);
     }
+    // The controller judges --tres-bind (as Slurm's does), so that
+    // scontrol update TresBind= meets the same rules.
+    if (options_.tresBind) spec_.set_tres_bind(*options_.tresBind);
+    spec_.set_overcommit(options_.overcommit);
+    spec_.set_contiguous(options_.contiguous);
+    spec_.set_get_user_env(options_.getUserEnv);
     if (options_.output) spec_.set_stdout_pattern(*options_.output);
     if (options_.error) spec_.set_stderr_pattern(*options_.error);
     if (options_.input) spec_.set_stdin_path(*options_.input);
@@ -96,7 +108,8 @@ class SpecBuilder {
                       &SpecBuilder::applyTime, &SpecBuilder::applyGres, &SpecBuilder::applyGpus,
                       &SpecBuilder::applyTresPerTask, &SpecBuilder::applyGresFlags,
                       &SpecBuilder::applyExclusive, &SpecBuilder::applyNodeLists,
-                      &SpecBuilder::applyEnvironment}) {
+                      &SpecBuilder::applyEnvironment, &SpecBuilder::applyDistribution,
+                      &SpecBuilder::applySignal, &SpecBuilder::applyOpenMode}) {
       Status status = (this->*step)();
       if (!status) return Error{status.error()};
     }
@@ -366,6 +379,42 @@ class SpecBuilder {
     auto environment = exportedEnvironment(options_.exportSpec, context_.environment);
     if (!environment) return errors_.make("export", environment.error());
     spec_.mutable_environment()->insert(environment->begin(), environment->end());
+    return okStatus();
+  }
+
+  // After applyEnvironment: the variables are the steps' whatever --export says.
+  Status applyDistribution() {
+    if (!options_.distribution) return okStatus();
+    auto distribution = parseDistribution(*options_.distribution);
+    if (!distribution) return errors_.make("distribution", distribution.error());
+    spec_.set_distribution(distribution->name);
+    auto& environment = *spec_.mutable_environment();
+    environment["SLURM_DISTRIBUTION"] = distribution->name;
+    if (distribution->planeSize > 0) {
+      environment["SLURM_DIST_PLANESIZE"] = std::to_string(distribution->planeSize);
+    }
+    return okStatus();
+  }
+
+  Status applySignal() {
+    if (!options_.signal) return okStatus();
+    auto warn = parseWarnSignal(*options_.signal);
+    if (!warn) return errors_.make("signal", warn.error());
+    spec_.set_warn_signal(warn->signal);
+    spec_.set_warn_time_seconds(warn->seconds);
+    spec_.set_warn_flags(warn->flags);
+    return okStatus();
+  }
+
+  // Slurm reads only the first letter, in any case.
+  Status applyOpenMode() {
+    if (!options_.openMode) return okStatus();
+    char first = options_.openMode->empty() ? '\0' : static_cast<char>(std::tolower(
+                                                          static_cast<unsigned char>(options_.openMode->front())));
+    if (first != 'a' && first != 't') {
+      return errors_.make("open-mode", "invalid value '" + *options_.openMode + "': expected append or truncate");
+    }
+    spec_.set_open_mode(first == 'a' ? "append" : "truncate");
     return okStatus();
   }
 

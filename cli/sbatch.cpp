@@ -1,15 +1,19 @@
-// gantry sbatch: read the options and script, submit, print the job id.
+// gantry sbatch: read the options and script, submit, print the job id;
+// with -W/--wait, wait for the job to end.
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "cli/allocation.h"
 #include "cli/controller_client.h"
 #include "cli/job_options.h"
+#include "cli/job_wait.h"
 #include "cli/subcommands.h"
 
 namespace gantry::cli {
@@ -31,6 +35,29 @@ Result<std::string> readScriptFile(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// -W/--wait: asks for the job every second until it has ended (finished
+// jobs included, which the controller keeps until MinJobAge). A job no
+// longer known ends the wait with Slurm's error; a controller that does not
+// answer is asked again, as Slurm's sbatch does.
+int waitForJob(const ControllerClient& client, uint64_t jobId) {
+  gantry::v1::ListJobsRequest request;
+  request.add_job_ids(jobId);
+  request.set_include_finished(true);
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    auto response = client.call<gantry::v1::ListJobsResponse>(
+        [&request](auto& stub, grpc::ClientContext* context, auto* out) {
+          return stub.ListJobs(context, request, out);
+        });
+    if (!response) continue;
+    if (response->jobs_size() == 0) {
+      std::cerr << "sbatch: error: Job " << jobId << " no longer found and exit code not found\n";
+      return 0;
+    }
+    if (auto status = waitExitStatus(response->jobs(0))) return *status;
+  }
 }
 
 }  // namespace
@@ -56,13 +83,18 @@ int runSbatch(const std::vector<std::string>& args) {
       });
   if (!response) return reportError("sbatch", "Batch job submission failed: " + response.error());
 
-  if (!submission->verbosity.informs()) return 0;  // -Q: not even the job id, as in Slurm
-  if (submission->testOnly) {
+  if (!submission->verbosity.informs()) {
+    // -Q: not even the job id, as in Slurm
+  } else if (submission->testOnly) {
     std::cerr << "sbatch: " << response->test_only_result() << "\n";
   } else if (submission->parsable) {
     std::cout << response->job_id() << "\n";
   } else {
     std::cout << "Submitted batch job " << response->job_id() << "\n";
+  }
+  if (submission->wait && !submission->testOnly) {
+    std::cout.flush();
+    return waitForJob(*client, response->job_id());
   }
   return 0;
 }

@@ -514,7 +514,7 @@ int runScontrol(const std::vector<std::string>& args) {
   declareHelpFlags(app, helpRequest, "-h,--help");
   app.add_option("command", options.words,
                  "show job|step|node|partition|config|drainedtres|hostnames|hostlist|hostlistsorted [name], "
-                 "update NodeName=... State=... Reason=..., "
+                 "update NodeName=... State=... Reason=..., update JobId=... TresBind=..., "
                  "update TresName=... NodeName=... Index=|Uuid=|Count=... Action=... Reason=..., "
                  "write batch_script JOBID [FILE], "
                  "suspend|resume|hold|release|requeue JOBID[,JOBID...] ..., ping, reconfigure, "

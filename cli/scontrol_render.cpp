@@ -198,6 +198,9 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
   }
   r.next();
   r.add("OverSubscribe", overSubscribeOf(spec)).next();
+  // Slurm prints it on OverSubscribe's line; here it has its own so that
+  // the OverSubscribe line reads as before.
+  r.add("Contiguous", spec.contiguous() ? "1" : "0").next();
   r.addIf(!spec.network().empty(), "Network", spec.network()).next();
   r.add("WorkDir", orNull(spec.work_dir())).next();
   r.add("StdErr", ioPath(job, spec.stderr_pattern().empty() ? spec.stdout_pattern()
@@ -215,6 +218,7 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
   r.addIf(spec.mem_per_gpu_mb() > 0, "MemPerTres",
           "gres/gpu:" + std::to_string(spec.mem_per_gpu_mb()))
       .next();
+  r.addIf(!spec.tres_bind().empty(), "TresBind", spec.tres_bind()).next();
   r.addIf(hasFlag(spec, "enforce-binding"), "GresEnforceBind", "Yes")
       .addIf(hasFlag(spec, "enforce-links"), "GresEnforceLinks", "Yes")
       .addIf(hasFlag(spec, "ignore-links"), "GresIgnoreLinks", "Yes");

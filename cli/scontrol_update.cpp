@@ -23,6 +23,20 @@ bool startsWithKey(const std::string& word, const std::string& key) {
   return true;
 }
 
+// Slurm's scontrol matches a key against a name case-insensitively by
+// the key's length, at least `shortest` letters: "JobId", "jobid", "Job".
+bool keyNames(const std::string& key, const std::string& name, size_t shortest) {
+  if (key.size() < shortest || key.size() > name.size()) return false;
+  for (size_t i = 0; i < key.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(key[i])) != std::tolower(static_cast<unsigned char>(name[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string keyOf(const std::string& word) { return word.substr(0, word.find('=')); }
+
 }  // namespace
 
 Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::string>& words) {
@@ -82,7 +96,7 @@ Result<std::string> parseDrainedTresNodes(const std::vector<std::string>& rest) 
 
 bool isJobUpdate(const std::vector<std::string>& words) {
   for (const std::string& word : words) {
-    if (startsWithKey(word, "jobid")) return true;
+    if (word.find('=') != std::string::npos && keyNames(keyOf(word), "JobId", 3)) return true;
   }
   return false;
 }
@@ -92,10 +106,10 @@ Result<gantry::v1::UpdateJobRequest> parseJobUpdate(const std::vector<std::strin
   bool changes = false;
   for (const std::string& word : words) {
     size_t eq = word.find('=');
-    if (eq == std::string::npos) return Error{"Update of this parameter is not supported: " + word};
+    if (eq == std::string::npos) return Error{"Invalid input: " + word};
     std::string key = upper(word.substr(0, eq));
     std::string value = word.substr(eq + 1);
-    if (key == "JOBID") {
+    if (keyNames(key, "JobId", 3)) {
       try {
         size_t used = 0;
         unsigned long long id = std::stoull(value, &used);
@@ -127,6 +141,8 @@ Result<gantry::v1::UpdateJobRequest> parseJobUpdate(const std::vector<std::strin
       // A job keeps one node count here (min = max), so a range must be one.
       if (!range || (range->max != 0 && range->max != range->min)) return Error{"Invalid NumNodes value: " + value};
       request.set_num_nodes(range->min);
+    } else if (keyNames(key, "TresBind", 5)) {
+      request.set_tres_bind(value);
     } else {
       return Error{"Update of this parameter is not supported: " + word};
     }

@@ -15,13 +15,14 @@ namespace gantry::cli {
 Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::string>& words);
 
 // A job update (`scontrol update JobId=N TimeLimit=... Name=... Comment=...
-// Priority=... Partition=... NumNodes=...`): some word's key is JobId.
+// Priority=... Partition=... NumNodes=... TresBind=...`): some word's key is
+// JobId (Slurm takes "Job" and longer prefixes, in any case).
 bool isJobUpdate(const std::vector<std::string>& words);
 
 // Keys in any case (Name or JobName). Fails with Slurm's texts: "Invalid
 // TimeLimit value", "Invalid Priority value: X", "Invalid NumNodes value:
-// X", "Update of this parameter is not supported: WORD", a missing or bad
-// JobId. The controller judges who may change what.
+// X", "Update of this parameter is not supported: WORD", "Invalid input:
+// WORD" for a word without '=', a missing or bad JobId. The controller judges who may change what.
 Result<gantry::v1::UpdateJobRequest> parseJobUpdate(const std::vector<std::string>& words);
 
 // A TRES drain (`scontrol update TresName=gres/gpu NodeName=... Action=...`):

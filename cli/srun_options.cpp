@@ -18,6 +18,11 @@ void declareInteractiveOptions(CLI::App& app, const std::string& program, Sbatch
   declareSbatchOptions(app, options, origin);
   // Taken so that their refusal names them, but not offered in the help.
   for (const char* sbatchOnly : {"--wrap", "--test-only"}) app.get_option(sbatchOnly)->group("");
+  // sbatch's alone in Slurm: srun's -W is another option (--wait=<sec>),
+  // which Gantry does not have; salloc has no --open-mode, srun no
+  // --get-user-env.
+  app.remove_option(app.get_option("--wait"));
+  app.remove_option(app.get_option(program == "srun" ? "--get-user-env" : "--open-mode"));
   app.add_flag("-l,--label", result.label, "prefix each output line with its task id");
   app.add_flag("--pty", result.pty, "run one task on a pseudo terminal");
   if (program == "salloc") {

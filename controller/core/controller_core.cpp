@@ -236,8 +236,24 @@ void ControllerCore::checkTimeLimits() {
   int64_t t = now();
   for (auto& [id, job] : state_.jobs) {
     if (job.state != JobState::Running || job.timeLimitSeconds <= 0) continue;
-    if (job.runSeconds(t) >= job.timeLimitSeconds) (void)applyJob(job, job_event::TimeLimitReached{});
+    if (job.runSeconds(t) >= job.timeLimitSeconds) {
+      (void)applyJob(job, job_event::TimeLimitReached{});
+      continue;
+    }
+    sendWarnSignal(job, t);
   }
+}
+
+// --signal=[B:]sig@secs: once a run is within secs of its limit, sig goes
+// to the job's steps (B: to the batch shell alone), as scancel -s would
+// send it; the limit still ends the job.
+void ControllerCore::sendWarnSignal(JobRecord& job, int64_t t) {
+  const v1::JobSpec& spec = job.spec;
+  if (spec.warn_signal() <= 0 || job.warnedRunStart == job.startTime) return;
+  if (job.timeLimitSeconds - job.runSeconds(t) > spec.warn_time_seconds()) return;
+  job.warnedRunStart = job.startTime;
+  SignalScope scope = spec.warn_flags().find('B') != std::string::npos ? SignalScope::Batch : SignalScope::Steps;
+  executor_.execute({SignalOnNodes{job.id, job.nodeNames, spec.warn_signal(), scope}});
 }
 
 void ControllerCore::checkHeartbeats() {

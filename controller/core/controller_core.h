@@ -259,6 +259,7 @@ class ControllerCore {
   void armTick();
   void tick();
   void checkTimeLimits();
+  void sendWarnSignal(JobRecord& job, int64_t now);
   void checkHeartbeats();
   void checkAllocationClients();
   void forgetOldJobs();

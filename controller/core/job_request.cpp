@@ -5,7 +5,9 @@
 #include <string>
 
 #include "common/gres/gpu_bind.h"
+#include "common/gres/tres_bind.h"
 #include "common/util/checked.h"
+#include "controller/core/overcommit.h"
 #include "controller/core/partition_fit.h"
 
 namespace gantry::core {
@@ -15,6 +17,7 @@ namespace {
 constexpr const char* kMemoryUnsatisfiable = "Memory specification can not be satisfied";
 constexpr const char* kNodeConfigUnavailable = "Requested node configuration is not available";
 constexpr const char* kGresUnsupported = "Requested GRES option unsupported by configured SelectType plugin";
+constexpr const char* kInvalidTres = "Invalid Trackable RESource (TRES) specification";
 constexpr const char* kTimeLimitInvalid = "Requested time limit is invalid (missing or exceeds some limit)";
 // Slurm keeps time limits in 32-bit minutes with the top value meaning
 // INFINITE; anything longer is refused, which keeps every later sum of a
@@ -115,6 +118,15 @@ Status checkGpuBind(const v1::JobSpec& spec) {
   return okStatus();
 }
 
+// --tres-bind is judged here, as Slurm's controller judges it, so sbatch,
+// srun, salloc and scontrol update TresBind= meet one rule.
+Status checkTresBind(const v1::JobSpec& spec) {
+  if (auto status = gres::checkTresBind(spec.tres_bind()); !status) {
+    return Error{std::string(kInvalidTres) + ": --tres-bind: " + status.error()};
+  }
+  return okStatus();
+}
+
 // --gpus-per-socket multiplies by the sockets the job uses on a node, so the
 // job must say how many (--sockets-per-node).
 Status checkGpusPerSocketHasSockets(const v1::JobSpec& spec) {
@@ -162,6 +174,12 @@ Status checkTimeLimit(const v1::JobSpec& spec) {
 
 }  // namespace
 
+Status checkTresBindValue(const std::string& tresBind) {
+  v1::JobSpec spec;
+  spec.set_tres_bind(tresBind);
+  return checkTresBind(spec);
+}
+
 bool maySharePartitionCpus(const config::PartitionConf* partition, const v1::JobSpec& spec) {
   if (partition == nullptr) return false;
   if (partition->overSubscribe == config::OverSubscribeMode::Force) return true;
@@ -196,6 +214,7 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
   if (auto status = checkGpusPerTaskHasTasks(spec); !status) return Error{status.failure()};
   if (auto status = checkGpusPerSocketHasSockets(spec); !status) return Error{status.failure()};
   if (auto status = checkGpuBind(spec); !status) return Error{status.failure()};
+  if (auto status = checkTresBind(spec); !status) return Error{status.failure()};
   if (auto status = checkConsTresOptions(spec, conf); !status) return Error{status.failure()};
   if (spec.max_nodes() > 0 && spec.min_nodes() > spec.max_nodes()) {
     return Error{std::string(kNodeCountInvalid) + ": --nodes minimum " + std::to_string(spec.min_nodes()) +
@@ -272,6 +291,7 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
     return Error{"--exclusive and --oversubscribe are mutually exclusive"};
   }
   request.mayShare = maySharePartitionCpus(conf.findPartition(spec.partition()), spec);
+  if (spec.overcommit() && !request.exclusive) request = overcommitted(request);
   return request;
 }
 

@@ -11,6 +11,11 @@ namespace gantry::core {
 
 Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::GantryConf& conf);
 
+// A TresBind= value (scontrol update) under the rule submissions meet;
+// the error is Slurm's "Invalid Trackable RESource (TRES) specification"
+// followed by what is wrong.
+Status checkTresBindValue(const std::string& tresBind);
+
 // Whether the job may share CPUs in its partition: every job of an
 // OverSubscribe=FORCE partition, the -s/--oversubscribe ones of a YES one.
 bool maySharePartitionCpus(const config::PartitionConf* partition, const v1::JobSpec& spec);

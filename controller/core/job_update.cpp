@@ -2,6 +2,7 @@
 // new partition or node count is checked as a submission is, and only when
 // every field passes is the job changed and stored.
 #include "controller/core/controller_core.h"
+#include "controller/core/job_request.h"
 #include "controller/core/job_update_rules.h"
 
 namespace gantry::core {
@@ -13,6 +14,8 @@ v1::JobSpec updatedSpec(v1::JobSpec spec, const v1::UpdateJobRequest& request) {
   if (request.has_comment()) spec.set_comment(request.comment());
   if (request.has_priority()) spec.set_priority(request.priority());
   if (request.has_partition()) spec.set_partition(request.partition());
+  // Later steps follow a new binding; running ones keep theirs.
+  if (request.has_tres_bind()) spec.set_tres_bind(request.tres_bind());
   if (request.has_num_nodes()) {
     spec.set_min_nodes(request.num_nodes());
     spec.set_max_nodes(request.num_nodes());
@@ -36,6 +39,9 @@ void ControllerCore::updateJob(v1::UpdateJobRequest request, auth::Identity call
                          .ended = isEnded(job->state) || job->state == JobState::Completing,
                          .timeLimitSeconds = job->timeLimitSeconds};
     if (auto allowed = checkJobUpdate(request, facts); !allowed) return reply(Error{allowed.failure()});
+    if (request.has_tres_bind()) {
+      if (auto bind = checkTresBindValue(request.tres_bind()); !bind) return reply(Error{bind.failure()});
+    }
     v1::JobSpec spec = updatedSpec(job->spec, request);
     const config::PartitionConf* partition = conf_.findPartition(spec.partition());
     if (partition == nullptr) return reply(Error{ErrorCode::Invalid, "Invalid partition name specified"});

@@ -1,5 +1,6 @@
 #include "controller/core/launch_request.h"
 
+#include "common/gres/tres_bind.h"
 #include "common/util/sluid.h"
 
 #include <algorithm>
@@ -128,16 +129,21 @@ v1::LaunchStepRequest buildLaunchRequest(const JobRecord& job, const NodeRecord&
     request.set_io_port(step.interactive->io().port());
     request.set_io_token(step.interactive->io().token());
     request.set_io_pty(step.interactive->io().pty());
-    // A step that names no --gpu-bind follows its job's (sbatch/salloc).
-    request.set_gpu_bind(stepSpec.gpu_bind().empty() ? spec.gpu_bind() : stepSpec.gpu_bind());
+    // A step that names no binding follows its job's (sbatch/salloc); a
+    // tres-bind's GPU item wins over --gpu-bind (common/gres/tres_bind.h).
+    std::string gpuBind = gres::effectiveGpuBind(stepSpec.tres_bind(), stepSpec.gpu_bind());
+    request.set_gpu_bind(gpuBind.empty() ? gres::effectiveGpuBind(spec.tres_bind(), spec.gpu_bind()) : gpuBind);
     // Likewise --gpu-freq: the step's own wins over the job's.
     request.set_gpu_freq(stepSpec.gpu_freq().empty() ? spec.gpu_freq() : stepSpec.gpu_freq());
     return request;
   }
   request.set_work_dir(spec.work_dir());
   request.set_script(spec.script());
+  // The script's own arguments ($1 $2 ...): argv of the batch step.
+  *request.mutable_argv() = spec.script_args();
   request.set_stdout_pattern(spec.stdout_pattern());
   request.set_stderr_pattern(spec.stderr_pattern());
+  request.set_open_append(spec.open_mode() == "append");
   request.set_stdin_path(spec.stdin_path().empty() ? "/dev/null" : spec.stdin_path());
   *request.mutable_environment() = spec.environment();
   request.set_submit_host(spec.submit_host());

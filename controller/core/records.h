@@ -140,6 +140,10 @@ struct JobRecord {
   // KeepAllocation (not stored: a restarted controller counts from its
   // start).
   int64_t clientSeenAt = 0;
+  // --signal: the start time of the run it was sent in, so each run (a
+  // requeued job runs again) gets it once; -1: not yet. Not stored: a
+  // restarted controller may send it once more.
+  int64_t warnedRunStart = -1;
 
   // switch/lua: the job's interconnect setup and teardown (a job that
   // asked for --network while switch/lua runs; absent otherwise). Stored

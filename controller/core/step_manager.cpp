@@ -7,10 +7,12 @@
 #include <algorithm>
 
 #include "common/gres/gpu_bind.h"
+#include "common/gres/tres_bind.h"
 #include "common/hostlist/hostlist.h"
 #include "controller/core/core_helpers.h"
 #include "controller/core/controller_core.h"
 #include "controller/core/job_request.h"
+#include "controller/core/overcommit.h"
 #include "controller/core/step_gres.h"
 #include "controller/rpc/views.h"
 
@@ -35,6 +37,8 @@ v1::JobSpec withJobDefaults(v1::JobSpec step, const JobRecord& job) {
     step.set_ntasks(std::max(jobTasks, 1));
     if (step.min_nodes() == 0) step.set_min_nodes(nodes);
   }
+  // Slurm's srun inside an -O job overcommits too (SLURM_OVERCOMMIT).
+  if (job.spec.overcommit()) step.set_overcommit(true);
   return step;
 }
 
@@ -68,7 +72,11 @@ void ControllerCore::createStep(v1::CreateStepRequest request, auth::Identity ca
       return reply(Error{ErrorCode::Invalid, "Job/step already completing or completed"});
     }
     if (request.argv_size() == 0) return reply(Error{"argv: the step has no command to run"});
-    const std::string& gpuBind = request.spec().gpu_bind().empty() ? job->spec.gpu_bind() : request.spec().gpu_bind();
+    std::string gpuBind = gres::effectiveGpuBind(request.spec().tres_bind(), request.spec().gpu_bind());
+    if (gpuBind.empty()) gpuBind = gres::effectiveGpuBind(job->spec.tres_bind(), job->spec.gpu_bind());
+    if (!request.spec().tres_bind().empty()) {
+      if (auto status = checkTresBindValue(request.spec().tres_bind()); !status) return reply(Error{status.failure()});
+    }
     if (auto bind = gres::parseGpuBind(gpuBind); !gpuBind.empty() && !bind) {
       return reply(Error{"--gpu-bind: " + bind.error()});
     }
@@ -89,6 +97,11 @@ void ControllerCore::createStep(v1::CreateStepRequest request, auth::Identity ca
     if (outcome.verdict == select::Verdict::Never) return reply(Error{ErrorCode::Never, outcome.reason});
 
     dropImplicitGres(asked, *job, outcome.allocation);
+    if (asked.overcommit()) {
+      int nodes = static_cast<int>(outcome.allocation.nodes.size());
+      int tasks = asked.ntasks() > 0 ? asked.ntasks() : asked.ntasks_per_node() * nodes;
+      spreadTasks(tasks, outcome.allocation.nodes);
+    }
 
     StepRecord step;
     step.id = job->nextStepId++;

@@ -109,6 +109,7 @@ Status checkRequest(const v1::JobActionRequest& request) { return jobId(request.
 Status checkRequest(const v1::UpdateJobRequest& request) {
   if (auto status = jobId(request.job_id(), "job_id"); !status) return status;
   if (auto status = atMost(request.name().size(), 1024, "name"); !status) return status;
+  if (auto status = atMost(request.tres_bind().size(), kMaxTresWordBytes, "tres_bind"); !status) return status;
   return atMost(request.comment().size(), 8192, "comment");
 }
 

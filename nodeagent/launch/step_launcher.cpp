@@ -37,6 +37,7 @@ json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options, con
       {"work_dir", r.work_dir().empty() ? "/" : r.work_dir()},
       {"stdout", r.stdout_pattern().empty() ? "slurm-%j.out" : r.stdout_pattern()},
       {"stderr", r.stderr_pattern()},
+      {"open_append", r.open_append()},
       {"stdin", r.stdin_path().empty() ? "/dev/null" : r.stdin_path()},
       {"node_name", options.nodeName},
       {"node_id", r.node_id()},
@@ -58,6 +59,8 @@ json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options, con
   if (r.step_id() == "batch") {
     spec["script"] = r.script();
     spec["script_dir"] = scriptDir.string();
+    // The script's arguments (sbatch job.sh a b): its $1 $2 ...
+    if (r.argv_size() > 0) spec["argv"] = std::vector<std::string>(r.argv().begin(), r.argv().end());
   } else {
     spec["argv"] = std::vector<std::string>(r.argv().begin(), r.argv().end());
   }

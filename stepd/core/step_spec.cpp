@@ -114,6 +114,7 @@ Result<StepSpec> parseObject(const json& doc) {
     return Error{"spec.json: key \"argv\" is required (and non-empty) for step " + spec.step_id};
   readOptional(doc, "stdout", spec.stdout_pattern);
   readOptional(doc, "stderr", spec.stderr_pattern);
+  readOptional(doc, "open_append", spec.open_append);
   readOptional(doc, "stdin", spec.stdin_path);
   if (spec.stdin_path.empty()) spec.stdin_path = "/dev/null";
   readOptional(doc, "env", spec.env);

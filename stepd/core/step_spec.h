@@ -99,10 +99,11 @@ struct StepSpec {
   // Batch steps: a directory, made for the user alone, for the script the
   // task runs (the step directory is root's). Empty: the step directory.
   std::string script_dir;
-  std::vector<std::string> argv;  // other steps; may be empty for the extern step
+  std::vector<std::string> argv;  // other steps; may be empty for the extern step; batch: the script's arguments
   uint32_t kill_wait_sec = 10;    // SIGTERM to SIGKILL when terminating
   std::string stdout_pattern;
   std::string stderr_pattern;  // empty = same as stdout
+  bool open_append = false;    // --open-mode=append: keep what the output files hold
   std::string stdin_path = "/dev/null";
   std::map<std::string, std::string> env;
   std::string node_name;

@@ -245,8 +245,11 @@ class StepRunner {
     ok = ::fchmod(fd, 0700) == 0 && ok;
     ::close(fd);
     if (!ok) return Error{"cannot write " + path + ": " + std::strerror(errno)};
-    if (spec_.script.rfind("#!", 0) == 0) return std::vector<std::string>{path};
-    return std::vector<std::string>{"/bin/sh", path};
+    // For a batch step `argv` holds the script's arguments (sbatch job.sh a b).
+    std::vector<std::string> argv = spec_.script.rfind("#!", 0) == 0 ? std::vector<std::string>{path}
+                                                                     : std::vector<std::string>{"/bin/sh", path};
+    argv.insert(argv.end(), spec_.argv.begin(), spec_.argv.end());
+    return argv;
   }
 
   Status startTasks() {

@@ -51,8 +51,8 @@ int openAs(const std::string& path, int flags, const TaskIdentity& identity) {
 
 }  // namespace
 
-Result<int> openOutputAsUser(const std::string& path, const TaskIdentity& identity) {
-  int fd = openAs(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, identity);
+Result<int> openOutputAsUser(const std::string& path, const TaskIdentity& identity, bool append) {
+  int fd = openAs(path, O_WRONLY | O_CREAT | (append ? 0 : O_TRUNC) | O_APPEND, identity);
   if (fd < 0) return Error{"cannot open output file " + path + ": " + std::strerror(errno)};
   return fd;
 }

@@ -44,10 +44,11 @@ struct TaskLaunch {
 // with status 127; the parent only sees fork failures.
 Result<pid_t> launchTask(const TaskLaunch& launch);
 
-// Opens (creating or truncating) an output file as the task's user, so the
-// file belongs to the user and the user's permissions apply, by switching
-// only the filesystem identity of this single-threaded process.
-Result<int> openOutputAsUser(const std::string& path, const TaskIdentity& identity);
+// Opens an output file as the task's user (creating it, and emptying it
+// unless `append`: --open-mode=append), so the file belongs to the user and
+// the user's permissions apply, by switching only the filesystem identity
+// of this single-threaded process.
+Result<int> openOutputAsUser(const std::string& path, const TaskIdentity& identity, bool append = false);
 
 Result<int> openInputAsUser(const std::string& path, const TaskIdentity& identity);
 

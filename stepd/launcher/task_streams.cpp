@@ -23,7 +23,8 @@ class OutputOpener {
     if (pattern_.empty()) return -1;
     const bool per_task = patternIsPerTask(pattern_);
     if (!per_task && shared_ >= 0) return shared_;
-    auto fd = openOutputAsUser(expandOutputPattern(pattern_, patternValues(spec_, task_id)), identity_);
+    auto fd = openOutputAsUser(expandOutputPattern(pattern_, patternValues(spec_, task_id)), identity_,
+                               spec_.open_append);
     if (!fd) return fd;
     owned_.push_back(*fd);
     if (!per_task) shared_ = *fd;

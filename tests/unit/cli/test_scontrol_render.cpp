@@ -194,3 +194,12 @@ TEST_CASE("--json answers carry Slurm's data_parser envelope", "[cli][json]") {
   CHECK(out["meta"]["slurm"]["version"] == nlohmann::json({{"major", "26"}, {"minor", "11"}, {"micro", "0"}}));
   CHECK(out["meta"]["slurm"]["cluster"] == "orion");
 }
+
+TEST_CASE("scontrol show job prints TresBind= when set and Contiguous= always", "[cli][scontrol][tres-bind]") {
+  gantry::v1::Job job = pendingJob();
+  CHECK_THAT(renderJob(job, options(false)), !Catch::Contains("TresBind=") && Catch::Contains("   Contiguous=0\n"));
+  job.mutable_spec()->set_tres_bind("gres/gpu:map:2,3+gres/nic:closest");
+  job.mutable_spec()->set_contiguous(true);
+  CHECK_THAT(renderJob(job, options(false)),
+             Catch::Contains("   TresBind=gres/gpu:map:2,3+gres/nic:closest\n") && Catch::Contains("   Contiguous=1\n"));
+}

@@ -140,7 +140,8 @@ TEST_CASE("scontrol update JobId= refusals read as Slurm's", "[cli][scontrol][jo
       {"a node range", {"JobId=31", "NumNodes=2-4"}, "Invalid NumNodes value: 2-4"},
       {"a key Gantry does not change", {"JobId=31", "Features=fast"},
        "Update of this parameter is not supported: Features=fast"},
-      {"a bare word", {"JobId=31", "now"}, "Update of this parameter is not supported: now"},
+      {"a bare word", {"JobId=31", "now"}, "Invalid input: now"},
+      {"a key shorter than Slurm's shortest", {"JobId=31", "Tres=x"}, "Update of this parameter is not supported: Tres=x"},
       {"a bad job id", {"JobId=abc", "Name=x"}, "Invalid job id specified: abc"},
       {"nothing to change", {"JobId=31"}, "update: nothing to change for job 31"},
   };
@@ -150,4 +151,21 @@ TEST_CASE("scontrol update JobId= refusals read as Slurm's", "[cli][scontrol][jo
     REQUIRE_FALSE(parsed.ok());
     CHECK(parsed.error() == row.error);
   }
+}
+
+TEST_CASE("scontrol update JobId=N TresBind=... is a job update", "[cli][scontrol][tres-bind]") {
+  CHECK(isJobUpdate({"JobId=71", "TresBind=gres/gpu:closest"}));
+  CHECK(isJobUpdate({"TresBind=gres/gpu:closest", "jobid=71"}));
+  CHECK(isJobUpdate({"Job=71", "TresBind="}));
+  CHECK_FALSE(isJobUpdate({"NodeName=n1", "State=RESUME"}));
+  auto request = parseJobUpdate({"jobid=71", "tresbind=gres/gpu:mask:0x5"});
+  REQUIRE(request.ok());
+  CHECK(request->job_id() == 71);
+  REQUIRE(request->has_tres_bind());
+  CHECK(request->tres_bind() == "gres/gpu:mask:0x5");
+  // An empty value is sent: it clears the binding.
+  auto clear = parseJobUpdate({"JobId=71", "TresB="});
+  REQUIRE(clear.ok());
+  CHECK(clear->has_tres_bind());
+  CHECK(clear->tres_bind().empty());
 }

@@ -302,3 +302,73 @@ TEST_CASE("submitted shapes against a chunked node", "[core][request][chunks]") 
     CHECK(cluster.canEverRun(*request, select::testing::allNodes(cluster)).verdict == row.verdict);
   }
 }
+
+TEST_CASE("--tres-bind is judged at submission with Slurm's TRES error", "[core][request][tres-bind]") {
+  config::GantryConf conf = confWith("SelectType=select/cons_tres\n");
+  checkRows(conf, {
+                      {"a valid map list", [](auto& s) { s.set_tres_bind("gres/gpu:map:6,2"); }, nullptr},
+                      {"an empty mask list", [](auto& s) { s.set_tres_bind("gres/gpu:mask:"); }, nullptr},
+                      {"a letter in a map list",
+                       [](auto& s) { s.set_tres_bind("gres/gpu:map:5k"); },
+                       "Invalid Trackable RESource (TRES) specification: --tres-bind: 'gres/gpu:map:5k'"},
+                      {"a TRES that is not a GRES", [](auto& s) { s.set_tres_bind("mem:closest"); },
+                       "Invalid Trackable RESource (TRES) specification"},
+                  });
+  CHECK(core::checkTresBindValue("gres/gpu:single:4").ok());
+  CHECK_THAT(core::checkTresBindValue("gres/gpu:mask:0xq").error(),
+             Catch::StartsWith("Invalid Trackable RESource (TRES) specification: --tres-bind:"));
+}
+
+TEST_CASE("-O/--overcommit asks CPUs as for one task per node", "[core][request][overcommit]") {
+  config::GantryConf conf = confWith("");
+  struct OvercommitRow {
+    const char* rule;
+    std::function<void(v1::JobSpec&)> set;
+    int ntasks;
+    int ntasksPerNode;
+    int cpusPerTask;
+  };
+  const OvercommitRow rows[] = {
+      {"eleven tasks ask one task's CPUs",
+       [](auto& s) {
+         s.set_ntasks(11);
+         s.set_overcommit(true);
+       },
+       1, 0, 1},
+      {"-c stays per node",
+       [](auto& s) {
+         s.set_ntasks(5);
+         s.set_cpus_per_task(3);
+         s.set_overcommit(true);
+       },
+       1, 0, 3},
+      {"--ntasks-per-node becomes one per node",
+       [](auto& s) {
+         s.set_min_nodes(1);
+         s.set_ntasks_per_node(12);
+         s.set_overcommit(true);
+       },
+       1, 1, 1},
+      {"an --exclusive job is left as asked",
+       [](auto& s) {
+         s.set_ntasks(6);
+         s.set_exclusive(true);
+         s.set_overcommit(true);
+       },
+       6, 0, 1},
+      {"without -O every task counts",
+       [](auto& s) { s.set_ntasks(6); },
+       6, 0, 1},
+  };
+  for (const OvercommitRow& row : rows) {
+    DYNAMIC_SECTION(row.rule) {
+      v1::JobSpec spec;
+      row.set(spec);
+      auto request = core::jobSpecToRequest(spec, conf);
+      REQUIRE(request.ok());
+      CHECK(request->ntasks == row.ntasks);
+      CHECK(request->ntasksPerNode == row.ntasksPerNode);
+      CHECK(request->cpusPerTask == row.cpusPerTask);
+    }
+  }
+}
