@@ -419,6 +419,22 @@ std::map<std::string, Handler> handlers() {
   all["ResumeJob"] = jobAction(JobAction::Resume);
   all["HoldJob"] = jobAction(JobAction::Hold);
   all["ReleaseJob"] = jobAction(JobAction::Release);
+  all["RequeueJob"] = jobAction(JobAction::Requeue);
+  all["UpdateJob"] = checked<v1::UpdateJobRequest, Ok>(
+      [](Core& c, v1::UpdateJobRequest r, const auth::Identity& who, auto reply) { c.core->updateJob(r, who, reply); },
+      [] {
+        return serialized<v1::UpdateJobRequest>({[](auto& r) {
+                                                   r.set_job_id(3);
+                                                   r.set_time_limit_minutes(30);
+                                                   r.set_partition("long");
+                                                   r.set_num_nodes(1);
+                                                 },
+                                                 [](auto& r) {
+                                                   r.set_job_id(1);
+                                                   r.set_name("renamed");
+                                                   r.set_tres_bind("gres/gpu:closest");
+                                                 }});
+      });
   all["CreateStep"] = checked<v1::CreateStepRequest, v1::CreateStepResponse>(
       [](Core& c, v1::CreateStepRequest r, const auth::Identity& who, auto reply) { c.core->createStep(r, who, reply); },
       [] {

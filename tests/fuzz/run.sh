@@ -21,7 +21,7 @@ cmake -S "$repo/tests/fuzz" -B "$build" -G Ninja \
   -DCMAKE_CXX_COMPILER=clang++ -DGANTRY_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 targets=(fuzz_hostlist fuzz_gantry_conf fuzz_gres_conf fuzz_cgroup_conf fuzz_resctrl_conf)
 handlers=(SubmitJob CancelJob ListJobs GetBatchScript ListNodes ListPartitions GetConfig UpdateNode UpdateTres ListDrainedTres SuspendJob ResumeJob
-          HoldJob ReleaseJob CreateStep GetStep CompleteAllocation Register Heartbeat StepComplete
+          HoldJob ReleaseJob RequeueJob UpdateJob CreateStep GetStep CompleteAllocation Register Heartbeat StepComplete
           ListAccountingJobs ListNodeEvents)
 ninja -C "$build" -j"${GANTRY_BUILD_JOBS:-2}" "${targets[@]}" fuzz_core_rpc
 parser_seconds=$(( (seconds + 1) / 2 ))
