@@ -111,10 +111,17 @@ std::string ioPath(const gantry::v1::Job& job, std::string pattern) {
   return out;
 }
 
-std::string gpuTres(const gantry::v1::JobSpec& spec, int64_t count) {
+std::string gpuTres(const gantry::v1::JobSpec& spec, int64_t count, char countSeparator = ':') {
   std::string tres = "gres/gpu";
   if (!spec.gpu_type().empty()) tres += ":" + spec.gpu_type();
-  return tres + ":" + std::to_string(count);
+  return tres + countSeparator + std::to_string(count);
+}
+
+// --tres-bind as given, else --gpu-bind in its TRES form, as Slurm keeps it.
+std::string tresBindOf(const gantry::v1::JobSpec& spec) {
+  if (!spec.tres_bind().empty()) return spec.tres_bind();
+  if (!spec.gpu_bind().empty()) return "gres/gpu:" + spec.gpu_bind();
+  return "";
 }
 
 bool hasFlag(const gantry::v1::JobSpec& spec, const std::string& flag) {
@@ -212,13 +219,16 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
   r.addIf(!perNode.empty(), "TresPerNode", perNode).next();
   r.addIf(spec.gpus() > 0, "TresPerJob", gpuTres(spec, spec.gpus())).next();
   r.addIf(spec.gpus_per_socket() > 0, "TresPerSocket", gpuTres(spec, spec.gpus_per_socket())).next();
-  r.addIf(spec.gpus_per_task() > 0, "TresPerTask", gpuTres(spec, spec.gpus_per_task())).next();
+  // Slurm 24.05 and later write the per-task TRES with '=' (as in cpu=N).
+  r.addIf(spec.gpus_per_task() > 0, "TresPerTask", gpuTres(spec, spec.gpus_per_task(), '=')).next();
   r.addIf(spec.cpus_per_gpu() > 0, "CpusPerTres", "gres/gpu:" + std::to_string(spec.cpus_per_gpu()))
       .next();
   r.addIf(spec.mem_per_gpu_mb() > 0, "MemPerTres",
           "gres/gpu:" + std::to_string(spec.mem_per_gpu_mb()))
       .next();
-  r.addIf(!spec.tres_bind().empty(), "TresBind", spec.tres_bind()).next();
+  std::string tresBind = tresBindOf(spec);
+  r.addIf(!tresBind.empty(), "TresBind", tresBind).next();
+  r.addIf(!spec.gpu_freq().empty(), "TresFreq", "gpu:" + spec.gpu_freq()).next();
   r.addIf(hasFlag(spec, "enforce-binding"), "GresEnforceBind", "Yes")
       .addIf(hasFlag(spec, "enforce-links"), "GresEnforceLinks", "Yes")
       .addIf(hasFlag(spec, "ignore-links"), "GresIgnoreLinks", "Yes");

@@ -255,6 +255,7 @@ int runSrun(const std::vector<std::string>& args) {
   request.mutable_io()->set_port(server.port());
   request.mutable_io()->set_token(*token);
   request.mutable_io()->set_pty(invocation->pty);
+  request.set_overlap(invocation->overlap);
   auto step = createStep(*client, request, signals.abortFlag(), verbosity.informs());
   if (!step) {
     giveBack(1);

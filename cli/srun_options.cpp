@@ -48,6 +48,7 @@ void declareInteractiveOptions(CLI::App& app, const std::string& program, Sbatch
     // Inside an allocation a step is given only what it asks for already
     // (docs/steps.md), which is what --exact asks.
     app.add_flag("--exact", result.exact, "give the step only the resources it asks for (what Gantry always does)");
+    app.add_flag("--overlap", result.overlap, "share the job's resources with its other steps, both ways");
   }
 }
 

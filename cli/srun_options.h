@@ -25,6 +25,7 @@ struct InteractiveInvocation {
   uint64_t jobId = 0;                // srun --jobid: the allocation to run in (0: SLURM_JOB_ID, or a new one)
   bool noShell = false;              // salloc --no-shell: keep the allocation and run nothing
   bool exact = false;                // srun --exact: accepted; a step gets what it asks for anyway
+  bool overlap = false;              // srun --overlap: share the job's resources with its other steps
   std::string confDir;
   std::string helpText;              // non-empty: --help or --usage was given
   // Non-empty: getopt refused the command line; print usageErrorText()

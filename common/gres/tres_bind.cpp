@@ -156,4 +156,8 @@ std::string effectiveGpuBind(const std::string& tresBind, const std::string& gpu
   return tresBind.empty() ? gpuBind : gpuBindOfTresBind(tresBind);
 }
 
+std::string impliedGpuBind(int64_t gpusPerTask) {
+  return gpusPerTask > 0 ? "per_task:" + std::to_string(gpusPerTask) : "";
+}
+
 }  // namespace gantry::gres

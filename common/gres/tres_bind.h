@@ -20,6 +20,7 @@
 // Pure: text in, verdict out.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "common/util/result.h"
@@ -39,5 +40,10 @@ std::string gpuBindOfTresBind(const std::string& tresBind);
 // tres-bind is set (it is the later word: Slurm's launcher reads only
 // tres_bind), else --gpu-bind.
 std::string effectiveGpuBind(const std::string& tresBind, const std::string& gpuBind);
+
+// The binding of tasks that ask GPUs each when no binding is named:
+// "per_task:N", as Slurm's --gpus-per-task implies
+// --tres-bind=gres/gpu:per_task:N; "" when gpusPerTask is 0.
+std::string impliedGpuBind(int64_t gpusPerTask);
 
 }  // namespace gantry::gres

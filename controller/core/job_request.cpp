@@ -291,7 +291,10 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
     return Error{"--exclusive and --oversubscribe are mutually exclusive"};
   }
   request.mayShare = maySharePartitionCpus(conf.findPartition(spec.partition()), spec);
-  if (spec.overcommit() && !request.exclusive) request = overcommitted(request);
+  // As in Slurm (its ticket 25536), a job whose tasks each take GPUs is
+  // not overcommitted: counting one task per node would also count one
+  // task's GPUs per node.
+  if (spec.overcommit() && !request.exclusive && spec.gpus_per_task() == 0) request = overcommitted(request);
   return request;
 }
 

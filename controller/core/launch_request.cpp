@@ -132,7 +132,11 @@ v1::LaunchStepRequest buildLaunchRequest(const JobRecord& job, const NodeRecord&
     // A step that names no binding follows its job's (sbatch/salloc); a
     // tres-bind's GPU item wins over --gpu-bind (common/gres/tres_bind.h).
     std::string gpuBind = gres::effectiveGpuBind(stepSpec.tres_bind(), stepSpec.gpu_bind());
-    request.set_gpu_bind(gpuBind.empty() ? gres::effectiveGpuBind(spec.tres_bind(), spec.gpu_bind()) : gpuBind);
+    if (gpuBind.empty()) gpuBind = gres::effectiveGpuBind(spec.tres_bind(), spec.gpu_bind());
+    if (gpuBind.empty()) {
+      gpuBind = gres::impliedGpuBind(stepSpec.gpus_per_task() > 0 ? stepSpec.gpus_per_task() : spec.gpus_per_task());
+    }
+    request.set_gpu_bind(gpuBind);
     // Likewise --gpu-freq: the step's own wins over the job's.
     request.set_gpu_freq(stepSpec.gpu_freq().empty() ? spec.gpu_freq() : stepSpec.gpu_freq());
     return request;

@@ -86,6 +86,9 @@ struct StepRecord {
   std::vector<std::string> nodes;
   std::set<std::string> nodesLeft;  // nodes that have not reported its end
   int ntasks = 0;
+  // srun --overlap: chosen ignoring the other steps, and not counted
+  // against the steps that come after it.
+  bool overlap = false;
   int exitCode = 0;
   std::string message;
   int64_t startTime = 0;

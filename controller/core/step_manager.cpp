@@ -88,9 +88,11 @@ void ControllerCore::createStep(v1::CreateStepRequest request, auth::Identity ca
     auto stepRequest = toSelectRequest(withJobGresRequest(request.spec(), *job), NodeListUse::Step);
     if (!stepRequest) return reply(Error{stepRequest.failure()});
 
+    // What the running steps hold, unless this step overlaps them all;
+    // an overlapping step holds nothing against the others.
     std::vector<select::Allocation> running;
     for (const auto& [number, step] : job->steps) {
-      if (!step.ended()) running.push_back(step.allocation);
+      if (!request.overlap() && !step.ended() && !step.overlap) running.push_back(step.allocation);
     }
     select::Outcome outcome = state_.cluster.selectStep(*jobRequest, job->allocation, running, *stepRequest);
     if (outcome.verdict == select::Verdict::NotNow) return reply(Error{ErrorCode::NotNow, kNodesBusy});
@@ -106,6 +108,7 @@ void ControllerCore::createStep(v1::CreateStepRequest request, auth::Identity ca
     StepRecord step;
     step.id = job->nextStepId++;
     step.name = request.argv(0);
+    step.overlap = request.overlap();
     step.allocation = std::move(outcome.allocation);
     step.startTime = now();
     for (const auto& grant : step.allocation.nodes) {

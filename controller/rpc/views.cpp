@@ -122,6 +122,7 @@ void stepToWire(const core::StepRecord& step, const select::Cluster& cluster, bo
   out.set_node_list(hostlist::compress(step.nodes));
   for (const auto& node : step.nodesLeft) out.add_nodes_left(node);
   out.set_ntasks(step.ntasks);
+  out.set_overlap(step.overlap);
   out.set_exit_code(step.exitCode);
   out.set_message(step.message);
   out.set_start_time(step.startTime);
@@ -305,6 +306,7 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
     step.id = stored.step_id();
     step.name = stored.name();
     step.ntasks = stored.ntasks();
+    step.overlap = stored.overlap();
     step.exitCode = stored.exit_code();
     step.message = stored.message();
     step.startTime = stored.start_time();

@@ -34,6 +34,15 @@ Status validateCountProducts(const Request& r) {
 
 bool isGpu(const GresRequest& gres) { return gres.name == "gpu"; }
 
+// The GPUs every node must hold, from --gpus-per-node or --gres=gpu:N; 0
+// when neither is given.
+int gpusPerNodeForm(const Request& r) {
+  if (r.gpusPerNode > 0) return r.gpusPerNode;
+  for (const auto& gres : r.gresPerNode)
+    if (isGpu(gres)) return static_cast<int>(std::min<uint64_t>(gres.count, INT_MAX));
+  return 0;
+}
+
 // The first shared GRES (mps, shard) the request names, or null.
 const GresRequest* firstShared(const Request& r, const char* only = nullptr) {
   for (const auto& gres : r.gresPerNode)
@@ -73,9 +82,15 @@ Status validateRequest(const Request& r) {
   int memForms = (r.memPerNodeMb > 0) + (r.memPerCpuMb > 0) + (r.memPerGpuMb > 0);
   if (memForms > 1) return Error{"--mem, --mem-per-cpu and --mem-per-gpu are mutually exclusive"};
   bool gresGpu = std::any_of(r.gresPerNode.begin(), r.gresPerNode.end(), isGpu);
-  int perNodeForms = gresGpu + (r.gpusPerNode > 0) + (r.gpusPerSocket > 0) + (r.gpusPerTask > 0);
+  int perNodeForms = gresGpu + (r.gpusPerNode > 0) + (r.gpusPerSocket > 0);
   if (perNodeForms > 1)
-    return Error{"--gres=gpu, --gpus-per-node, --gpus-per-socket and --gpus-per-task are mutually exclusive"};
+    return Error{"--gres=gpu, --gpus-per-node and --gpus-per-socket are mutually exclusive"};
+  if (r.gpusPerTask > 0 && r.gpusPerSocket > 0)
+    return Error{"--gpus-per-socket and --gpus-per-task are mutually exclusive"};
+  // As in Slurm, a per-node count may come with a per-task one: the node
+  // gets its per-node count and each task binds to its share of it.
+  if (int perNode = gpusPerNodeForm(r); perNode > 0 && r.gpusPerTask > perNode)
+    return Error{"--gpus-per-task must not exceed --gpus-per-node (--gres=gpu)"};
   if (r.gpus > 0 && (gresGpu || r.gpusPerSocket > 0))
     return Error{"--gpus cannot be combined with --gres=gpu or --gpus-per-socket"};
   if (r.gpus > 0 && r.gpusPerNode > 0 && r.gpus % r.gpusPerNode != 0)
@@ -159,7 +174,8 @@ Result<JobShape> shapeJob(const Request& r, const ShapeOptions& options) {
     shape.demands.push_back({g.name, g.type, count, DemandKind::PerNode, g.count});
   }
   if (r.gpusPerNode > 0) shape.demands.push_back({"gpu", r.gpuType, r.gpusPerNode, DemandKind::PerNode, 0});
-  if (r.gpusPerTask > 0) shape.demands.push_back({"gpu", r.gpuType, r.gpusPerTask, DemandKind::PerTask, 0});
+  if (r.gpusPerTask > 0 && gpusPerNodeForm(r) == 0)
+    shape.demands.push_back({"gpu", r.gpuType, r.gpusPerTask, DemandKind::PerTask, 0});
   if (r.gpusPerSocket > 0) shape.demands.push_back({"gpu", r.gpuType, r.gpusPerSocket, DemandKind::PerSocket, 0});
   if (r.gpus > 0 && r.gpusPerNode == 0 && r.gpusPerTask == 0) {
     shape.demands.push_back({"gpu", r.gpuType, r.gpus, DemandKind::PerJob, 0});

@@ -203,3 +203,18 @@ TEST_CASE("scontrol show job prints TresBind= when set and Contiguous= always", 
   CHECK_THAT(renderJob(job, options(false)),
              Catch::Contains("   TresBind=gres/gpu:map:2,3+gres/nic:closest\n") && Catch::Contains("   Contiguous=1\n"));
 }
+
+TEST_CASE("scontrol show job writes --gpu-bind, --gpu-freq and --gpus-per-task in their TRES forms",
+          "[cli][scontrol][tres-bind]") {
+  gantry::v1::Job job = pendingJob();
+  auto* spec = job.mutable_spec();
+  spec->set_gpu_bind("single:2");
+  spec->set_gpu_freq("low,memory=high");
+  spec->set_gpus_per_task(3);
+  std::string out = renderJob(job, options(false));
+  CHECK_THAT(out, Catch::Contains("TresBind=gres/gpu:single:2\n"));
+  CHECK_THAT(out, Catch::Contains("TresFreq=gpu:low,memory=high\n"));
+  CHECK_THAT(out, Catch::Contains("TresPerTask=gres/gpu=3\n"));
+  spec->set_tres_bind("gres/gpu:closest");  // --tres-bind wins over --gpu-bind
+  CHECK_THAT(renderJob(job, options(false)), Catch::Contains("TresBind=gres/gpu:closest\n"));
+}

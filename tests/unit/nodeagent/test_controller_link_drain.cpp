@@ -72,7 +72,7 @@ TEST_CASE("a step's drain reason goes with a heartbeat before the step's end is 
   agent::LauncherOptions options;
   options.spoolDir = dir.path() / "spool";
   options.stepdPath = dir.script(
-      "stepd", "echo '{\"exit_code\": 0, \"drain_reason\": \"switch_g_job_postfini failed\"}' > \"$2/result.json\"");
+      "stepd", "echo '{\"exit_code\": 0, \"drain_reason\": \"switch_g_job_postfini failed\"}' > \"$2/result.tmp\" && mv \"$2/result.tmp\" \"$2/result.json\"");
   agent::StepLauncher launcher(options);
   v1::LaunchStepRequest step;
   step.set_job_id(41);

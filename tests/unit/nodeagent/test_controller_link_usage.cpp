@@ -64,7 +64,7 @@ std::optional<v1::StepCompleteRequest> reportOf(const std::string& result) {
   TempDir dir;
   agent::LauncherOptions options;
   options.spoolDir = dir.path() / "spool";
-  options.stepdPath = dir.script("stepd", "cat > \"$2/result.json\" <<'END'\n" + result + "\nEND");
+  options.stepdPath = dir.script("stepd", "cat > \"$2/result.tmp\" <<'END'\n" + result + "\nEND\nmv \"$2/result.tmp\" \"$2/result.json\"");
   agent::StepLauncher launcher(options);
   v1::LaunchStepRequest step;
   step.set_job_id(83);

@@ -44,7 +44,7 @@ TEST_CASE("gantrystepd children that finished with a result are reaped while the
   options.spoolDir = dir.path() / "spool";
   // A stand-in for gantrystepd that writes its result and ends: the agent
   // never waits for such a step itself.
-  options.stepdPath = dir.script("stepd", "echo '{\"exit_code\": 0}' > \"$2/result.json\"");
+  options.stepdPath = dir.script("stepd", "echo '{\"exit_code\": 0}' > \"$2/result.tmp\" && mv \"$2/result.tmp\" \"$2/result.json\"");
   agent::StepLauncher launcher(options);
   const size_t steps = 20;
   for (size_t i = 0; i < steps; ++i) REQUIRE(launcher.launch(step(100 + i, "batch")).ok());
@@ -101,7 +101,7 @@ TEST_CASE("step and job records are root's alone; the script directory only lets
   TempDir dir;
   agent::LauncherOptions options;
   options.spoolDir = dir.path() / "spool";
-  options.stepdPath = dir.script("stepd", "sleep 0.2; echo '{\"exit_code\": 0}' > \"$2/result.json\"");
+  options.stepdPath = dir.script("stepd", "sleep 0.2; echo '{\"exit_code\": 0}' > \"$2/result.tmp\" && mv \"$2/result.tmp\" \"$2/result.json\"");
   agent::StepLauncher launcher(options);
   auto request = step(9, "0");
   request.set_io_addr("127.0.0.1");
@@ -180,7 +180,7 @@ TEST_CASE("the job's switch/lua state goes into spec.json for gantrystepd") {
   TempDir dir;
   agent::LauncherOptions options;
   options.spoolDir = dir.path() / "spool";
-  options.stepdPath = dir.script("stepd", "sleep 0.2; echo '{\"exit_code\": 0}' > \"$2/result.json\"");
+  options.stepdPath = dir.script("stepd", "sleep 0.2; echo '{\"exit_code\": 0}' > \"$2/result.tmp\" && mv \"$2/result.tmp\" \"$2/result.json\"");
   options.switchScript = dir.path() / "switch.lua";
   agent::StepLauncher launcher(options);
   auto request = step(21, "4");
@@ -216,8 +216,10 @@ TEST_CASE("a step's drain_reason is queued once for the heartbeat") {
   TempDir dir;
   agent::LauncherOptions options;
   options.spoolDir = dir.path() / "spool";
+  // Written whole and renamed into place, as gantrystepd does: a reader
+  // must never see a half-written result.
   options.stepdPath =
-      dir.script("stepd", "echo '{\"exit_code\": 0, \"drain_reason\": \"switch_g_job_postfini failed\"}' > \"$2/result.json\"");
+      dir.script("stepd", "echo '{\"exit_code\": 0, \"drain_reason\": \"switch_g_job_postfini failed\"}' > \"$2/result.tmp\" && mv \"$2/result.tmp\" \"$2/result.json\"");
   agent::StepLauncher launcher(options);
   auto request = step(31, "2");
   request.add_argv("true");

@@ -359,6 +359,13 @@ TEST_CASE("-O/--overcommit asks CPUs as for one task per node", "[core][request]
       {"without -O every task counts",
        [](auto& s) { s.set_ntasks(6); },
        6, 0, 1},
+      {"GPUs per task keep every task's CPUs",
+       [](auto& s) {
+         s.set_ntasks(3);
+         s.set_gpus_per_task(1);
+         s.set_overcommit(true);
+       },
+       3, 0, 1},
   };
   for (const OvercommitRow& row : rows) {
     DYNAMIC_SECTION(row.rule) {

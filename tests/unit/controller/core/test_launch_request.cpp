@@ -105,6 +105,17 @@ TEST_CASE("an interactive step carries its --gpu-bind, else its job's") {
   CHECK(f.build("batch").gpu_bind().empty());  // the batch script is not bound
 }
 
+TEST_CASE("tasks asking GPUs each are bound per task unless a binding is named") {
+  Fixture f;
+  f.job.spec.set_gpus_per_task(2);
+  CHECK(f.build("0", &f.interactive).gpu_bind() == "per_task:2");
+  f.interactive.mutable_spec()->set_gpus_per_task(3);
+  CHECK(f.build("0", &f.interactive).gpu_bind() == "per_task:3");
+  f.job.spec.set_gpu_bind("none");
+  CHECK(f.build("0", &f.interactive).gpu_bind() == "none");
+  CHECK(f.build("batch").gpu_bind().empty());
+}
+
 TEST_CASE("a step carries its --gpu-freq, else its job's; the batch step the job's") {
   Fixture f;
   CHECK(f.build("0", &f.interactive).gpu_freq().empty());

@@ -28,9 +28,10 @@ struct Harness : testing::CoreHarness {
   }
 
   Result<v1::CreateStepResponse> step(uint64_t jobId, int ntasks, bool exclusive,
-                                      const auth::Identity& caller = kOwner) {
+                                      const auth::Identity& caller = kOwner, bool overlap = false) {
     v1::CreateStepRequest request;
     request.set_job_id(jobId);
+    request.set_overlap(overlap);
     request.mutable_spec()->set_ntasks(ntasks);
     request.mutable_spec()->set_exclusive(exclusive);
     request.add_argv("show_device.sh");
@@ -158,6 +159,34 @@ TEST_CASE("concurrent --exclusive steps get disjoint cores and a further one wai
   auto later = h.step(id, 1, true);
   REQUIRE(later.ok());
   CHECK(later->step_id() == "3");
+}
+
+TEST_CASE("an --overlap step shares what the other steps hold and holds nothing against them", "[core][steps]") {
+  Harness h;
+  uint64_t id = h.runningJob(allocationSpec(3));
+  REQUIRE(h.step(id, 3, true).ok());                                // step 0 takes every core
+  REQUIRE_FALSE(h.step(id, 1, true).ok());                          // an ordinary step waits
+  auto overlapping = h.step(id, 2, true, kOwner, /*overlap=*/true);  // step 1 does not
+  REQUIRE(overlapping.ok());
+  CHECK(overlapping->step_id() == "1");
+  v1::ListJobsRequest listing;
+  listing.add_job_ids(id);
+  listing.set_include_steps(true);
+  auto jobs = h.await<v1::ListJobsResponse>([&](auto reply) { h.core->listJobs(listing, reply); });
+  REQUIRE(jobs.ok());
+  REQUIRE(jobs->jobs_size() == 1);
+  bool shown = false;
+  for (const auto& step : jobs->jobs(0).steps()) {
+    if (step.step_id() == 1) shown = step.overlap();
+  }
+  CHECK(shown);
+
+  std::string node = h.agents.launchesOf("0")[0].node_list();
+  h.stepEnded(id, "0", node, 0);
+  // Step 1 still runs, yet an ordinary step gets every core again.
+  auto whole = h.step(id, 3, true);
+  REQUIRE(whole.ok());
+  CHECK(coresOf(h.agents.launchesOf(whole->step_id())[0]).size() == 3);
 }
 
 TEST_CASE("a suspended job refuses new steps with the message srun retries on", "[core][steps]") {

@@ -9,10 +9,15 @@ TEST_CASE("request validation names the option and the rule", "[select][shape]")
   CHECK(validateRequest(r).ok());
   r.gpusPerSocket = 1;
   CHECK_THAT(validateRequest(r).error(), Catch::Contains("--gpus-per-socket") && Catch::Contains("--sockets-per-node"));
-  Request both;
-  both.gpusPerNode = 1;
-  both.gpusPerTask = 1;
-  CHECK_FALSE(validateRequest(both).ok());
+  Request perNodeAndSocket;
+  perNodeAndSocket.gpusPerNode = 2;
+  perNodeAndSocket.gpusPerSocket = 1;
+  perNodeAndSocket.socketsPerNode = 2;
+  CHECK_THAT(validateRequest(perNodeAndSocket).error(), Catch::Contains("mutually exclusive"));
+  Request taskAboveNode;
+  taskAboveNode.gresPerNode = {{"gpu", "", 2}};
+  taskAboveNode.gpusPerTask = 3;
+  CHECK_THAT(validateRequest(taskAboveNode).error(), Catch::Contains("--gpus-per-task must not exceed"));
   Request mem;
   mem.memPerCpuMb = mem.memPerNodeMb = 1;
   CHECK_THAT(validateRequest(mem).error(), Catch::Contains("--mem"));
@@ -81,6 +86,20 @@ TEST_CASE("--gpus with --gpus-per-node fixes the node count", "[select][shape]")
 // part of a chunk domain; whether its per-node task count is known decides
 // whether a per-task device count is. One row per rule of gres.md "What Jobs
 // May Request".
+TEST_CASE("a per-node GPU count with a per-task one allocates the per-node count", "[select][shape]") {
+  Request r;
+  r.gpus = 6;
+  r.gpusPerNode = 3;
+  r.gpusPerTask = 1;
+  r.ntasks = 6;
+  auto shape = shapeJob(r, {});
+  REQUIRE(shape.ok());
+  CHECK(shape->minNodes == 2);
+  REQUIRE(shape->demands.size() == 1);
+  CHECK(shape->demands[0].count == 3);
+  CHECK(shape->demands[0].kind == DemandKind::PerNode);
+}
+
 TEST_CASE("spreading rules: who may use part of a chunk domain", "[select][shape][chunks]") {
   struct Row {
     const char* rule;
