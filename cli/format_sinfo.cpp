@@ -1,5 +1,6 @@
 #include "cli/format_sinfo.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -167,9 +168,6 @@ std::vector<SinfoRow> ungroupedRows(const LineFormat& format,
   for (const FieldSpec& spec : format.fields) {
     if (findField(spec.key)->scope == Scope::kPartition) byPartition = true;
   }
-  std::map<std::string, const Node*> byName;
-  for (const Node& node : nodes) byName.emplace(node.name(), &node);
-
   std::vector<SinfoRow> rows;
   auto addNodes = [&](const Partition* partition, const std::vector<const Node*>& members) {
     // An empty partition is still listed, unless node filters emptied it.
@@ -187,13 +185,13 @@ std::vector<SinfoRow> ungroupedRows(const LineFormat& format,
     addNodes(nullptr, all);
     return rows;
   }
+  // Membership comes from each node's own partition list: a partition's
+  // Nodes= may be "ALL" or name nodes that are not configured.
   for (const Partition& partition : partitions) {
     std::vector<const Node*> members;
-    auto names = hostlist::expand(partition.nodes());
-    if (names) {
-      for (const std::string& name : *names) {
-        if (auto found = byName.find(name); found != byName.end()) members.push_back(found->second);
-      }
+    for (const Node& node : nodes) {
+      const auto& of = node.partitions();
+      if (std::find(of.begin(), of.end(), partition.name()) != of.end()) members.push_back(&node);
     }
     addNodes(&partition, members);
   }

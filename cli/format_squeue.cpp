@@ -1,5 +1,9 @@
 #include "cli/format_squeue.h"
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <map>
 
@@ -23,6 +27,15 @@ std::string timeLimit(const Job& job) {
   if (job.time_limit_minutes() < 0) return "UNLIMITED";
   if (job.time_limit_minutes() == 0) return "NOT_SET";
   return formatLimitMinutes(job.time_limit_minutes(), "UNLIMITED");
+}
+
+std::string orNull(const std::string& text) { return text.empty() ? "(null)" : text; }
+
+std::string priorityFraction(int32_t priority) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%16.14f",
+                static_cast<double>(static_cast<uint32_t>(priority)) / static_cast<double>(UINT32_MAX));
+  return text;
 }
 
 const std::vector<JobField>& jobFields() {
@@ -63,6 +76,21 @@ const std::vector<JobField>& jobFields() {
        }},
       {"B", "batchhost", "EXEC_HOST",
        [](const Job& j, int64_t) { return j.batch_host().empty() ? "n/a" : j.batch_host(); }},
+      {"a", "account", "ACCOUNT", [](const Job& j, int64_t) { return orNull(j.spec().account()); }},
+      {"k", "comment", "COMMENT", [](const Job& j, int64_t) { return orNull(j.spec().comment()); }},
+      // Slurm writes the priority as a fraction of the largest uint32 in
+      // "-O priority" and as the number itself in "%Q" / prioritylong.
+      {"p", "priority", "PRIORITY", [](const Job& j, int64_t) { return priorityFraction(j.spec().priority()); }},
+      {"Q", "prioritylong", "PRIORITY",
+       [](const Job& j, int64_t) { return std::to_string(static_cast<uint32_t>(j.spec().priority())); }},
+      // The nodes a pending job is expected to start on (squeue --start);
+      // the controller does not plan ahead, so there are none.
+      {"Y", "schednodes", "SCHEDNODES", [](const Job&, int64_t) { return std::string("(null)"); }},
+      {"", "tres-alloc", "TRES_ALLOC",
+       [](const Job& j, int64_t) {
+         if (!j.alloc_tres().empty()) return j.alloc_tres();
+         return j.req_tres().empty() ? std::string("N/A") : j.req_tres();
+       }},
   };
   return fields;
 }
@@ -73,14 +101,25 @@ const JobField* findField(const std::string& key) {
     if (key == field.name || (field.code[0] != '\0' && key == field.code)) return &field;
   }
   if (key == "gres") return findField("tres-per-node");  // Slurm's older name
+  if (key == "jobarrayid") return findField("jobid");     // the same without arrays
   return nullptr;
 }
 
+LineFormat builtInFormat(const std::string& format) { return parseSqueueFormat(format).value(); }
+
 }  // namespace
 
-LineFormat defaultSqueueFormat() {
-  auto format = parseSqueueFormat("%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R");
-  return format.value();
+LineFormat defaultSqueueFormat() { return builtInFormat("%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"); }
+
+LineFormat longSqueueFormat() { return builtInFormat("%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"); }
+
+LineFormat startSqueueFormat() { return builtInFormat("%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"); }
+
+bool squeueFormatNeedsTres(const LineFormat& format) {
+  return std::any_of(format.fields.begin(), format.fields.end(), [](const FieldSpec& field) {
+    const JobField* found = findField(field.key);
+    return found != nullptr && std::string(found->name) == "tres-alloc";
+  });
 }
 
 Result<LineFormat> parseSqueueFormat(const std::string& format) {
@@ -94,7 +133,7 @@ Result<LineFormat> parseSqueueFieldList(const std::string& list) {
       list,
       [](const std::string& name) {
         const JobField* field = findField(name);
-        return field != nullptr && (name == field->name || name == "gres");
+        return field != nullptr && (name == field->name || name == "gres" || name == "jobarrayid");
       },
       "-O/--Format");
 }

@@ -13,14 +13,25 @@ namespace gantry::cli {
 
 // Slurm's default: "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R".
 LineFormat defaultSqueueFormat();
+// -l/--long: "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R".
+LineFormat longSqueueFormat();
+// --start: "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R".
+LineFormat startSqueueFormat();
 
-// "-o/--format" with codes %i %j %u %T %t %M %D %N %P %R %l %C %b.
+// Whether the columns show what the job asked and holds (tres-alloc), so
+// that the listing must carry it (ListJobsRequest.include_tres).
+bool squeueFormatNeedsTres(const LineFormat& format);
+
+// "-o/--format" with codes %i %j %u %T %t %M %D %N %n %x %P %R %l %C %b %V
+// %S %e %Z %U %B %a %k %p %Q %Y.
 Result<LineFormat> parseSqueueFormat(const std::string& format);
 
 // "-O/--Format" with names JobID, Name, UserName, State, StateCompact,
 // TimeUsed, NumNodes, NodeList, Partition, Reason, TimeLimit, NumCPUs,
 // tres-per-node (alias Gres), SubmitTime, StartTime, EndTime, WorkDir,
-// ReasonList, UserId, ExitCode, BatchHost.
+// ReasonList, UserId, ExitCode, BatchHost, Account, Comment, Priority,
+// PriorityLong, SchedNodes, tres-alloc, and JobArrayID (as JobID: there are
+// no arrays yet).
 Result<LineFormat> parseSqueueFieldList(const std::string& list);
 
 struct SqueueRenderOptions {

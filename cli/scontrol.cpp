@@ -92,6 +92,7 @@ int showJobs(const ControllerClient& client, const ScontrolOptions& options,
              const std::vector<std::string>& rest) {
   gantry::v1::ListJobsRequest request;
   request.set_include_finished(true);
+  request.set_include_tres(true);
   if (!rest.empty()) {
     auto id = parseJobId(rest.front());
     if (!id) return reportError(kCommand, id.error());

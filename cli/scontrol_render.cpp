@@ -192,6 +192,12 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
       .add("NumTasks", std::to_string(std::max(spec.ntasks(), 1)))
       .add("CPUs/Task", std::to_string(std::max(spec.cpus_per_task(), 1)))
       .next();
+  // The controller fills both when asked (scontrol asks); a record read
+  // from elsewhere may carry neither.
+  if (!job.req_tres().empty()) {
+    r.add("ReqTRES", job.req_tres()).next();
+    r.add("AllocTRES", orNull(job.alloc_tres())).next();
+  }
   r.add("NtasksPerN:B:S:C", std::to_string(spec.ntasks_per_node()) + ":0:*:*")
       .add("CoreSpec", spec.core_spec() > 0 ? std::to_string(spec.core_spec()) : "*")
       .next();

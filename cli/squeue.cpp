@@ -1,6 +1,7 @@
 // gantry squeue: list jobs in Slurm's columns or as JSON.
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 #include <set>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "cli/json_meta.h"
 #include "cli/json_render.h"
 #include "cli/subcommands.h"
+#include "common/hostlist/hostlist.h"
 
 namespace gantry::cli {
 namespace {
@@ -24,8 +26,18 @@ struct SqueueOptions {
   bool json = false;
   bool me = false;
   bool showSteps = false;  // -s/--steps given, with or without a list
+  bool longList = false;   // -l/--long: more columns and the date first
+  bool start = false;      // --start: pending jobs and when they start
+  bool arrays = false;     // -r/--array: one line per array task (no arrays yet)
   std::string jobs, users, states, partitions, format, longFormat, confDir;
+  std::string names, accounts, nodes;
   std::string stepList;    // -s/--steps=<jobid.stepid,...>
+};
+
+// What narrows the listing on this side of the call, besides the
+// controller's own filters (ids, states, one user).
+struct JobFilter {
+  std::set<std::string> users, partitions, names, accounts, nodes;
 };
 
 std::vector<std::string> splitCommas(const std::string& text) {
@@ -91,10 +103,39 @@ Result<gantry::v1::ListJobsRequest> buildQuery(const SqueueOptions& options,
   return request;
 }
 
-bool wanted(const gantry::v1::Job& job, const std::set<std::string>& users,
-            const std::set<std::string>& partitions) {
-  if (!users.empty() && !users.count(job.user())) return false;
-  if (!partitions.empty() && !partitions.count(job.spec().partition())) return false;
+std::set<std::string> commaSet(const std::string& text) {
+  std::vector<std::string> parts = splitCommas(text);
+  return {parts.begin(), parts.end()};
+}
+
+// -w/--nodelist: a host list; Slurm lists the jobs that hold any of them.
+Result<JobFilter> buildFilter(const SqueueOptions& options) {
+  JobFilter filter{.users = commaSet(options.users),
+                   .partitions = commaSet(options.partitions),
+                   .names = commaSet(options.names),
+                   .accounts = commaSet(options.accounts),
+                   .nodes = {}};
+  if (!options.nodes.empty()) {
+    auto names = hostlist::expand(options.nodes);
+    if (!names) return Error{"-w/--nodelist: " + names.error()};
+    filter.nodes.insert(names->begin(), names->end());
+  }
+  return filter;
+}
+
+bool holdsAnyOf(const gantry::v1::Job& job, const std::set<std::string>& nodes) {
+  if (job.node_list().empty()) return false;
+  auto held = hostlist::expand(job.node_list());
+  if (!held) return false;
+  return std::any_of(held->begin(), held->end(), [&](const std::string& node) { return nodes.count(node) > 0; });
+}
+
+bool wanted(const gantry::v1::Job& job, const JobFilter& filter) {
+  if (!filter.users.empty() && !filter.users.count(job.user())) return false;
+  if (!filter.partitions.empty() && !filter.partitions.count(job.spec().partition())) return false;
+  if (!filter.names.empty() && !filter.names.count(job.spec().name())) return false;
+  if (!filter.accounts.empty() && !filter.accounts.count(job.spec().account())) return false;
+  if (!filter.nodes.empty() && !holdsAnyOf(job, filter.nodes)) return false;
   return true;
 }
 
@@ -110,7 +151,19 @@ Result<LineFormat> chooseFormat(const SqueueOptions& options) {
     return options.showSteps ? parseStepFieldList(options.longFormat)
                              : parseSqueueFieldList(options.longFormat);
   }
-  return options.showSteps ? defaultStepFormat() : defaultSqueueFormat();
+  if (options.showSteps) return defaultStepFormat();
+  // As in Slurm, --start's columns win over -l's.
+  if (options.start) return startSqueueFormat();
+  return options.longList ? longSqueueFormat() : defaultSqueueFormat();
+}
+
+// Slurm's date line above a long listing: "Thu Dec 03 12:34:56 2026".
+std::string dateLine(time_t now) {
+  struct tm local {};
+  localtime_r(&now, &local);
+  char text[32];
+  std::strftime(text, sizeof text, "%a %b %d %T %Y", &local);
+  return std::string(text) + "\n";
 }
 
 }  // namespace
@@ -133,6 +186,13 @@ int runSqueue(const std::vector<std::string>& args) {
                                       "these (comma-separated <jobid>.<stepid>)")
                            ->expected(0, 1)
                            ->type_name("step(s)");
+  app.add_option("-n,--name", options.names, "comma-separated job names")->type_name("job_name(s)");
+  app.add_option("-A,--account", options.accounts, "comma-separated accounts")->type_name("account(s)");
+  app.add_option("-w,--nodelist", options.nodes, "only jobs holding one of these nodes")->type_name("hostlist");
+  app.add_flag("-l,--long", options.longList, "long report: state and time limit, with the date first");
+  app.add_flag("--start", options.start,
+               "pending jobs and their expected start time, earliest first (N/A: not planned yet)");
+  app.add_flag("-r,--array", options.arrays, "one line per array task (accepted: there are no arrays yet)");
   app.add_flag("--json", options.json, "print JSON");
   addConfDirOption(app, options.confDir);
   auto parsed = parseWords(app, args);
@@ -149,27 +209,32 @@ int runSqueue(const std::vector<std::string>& args) {
     options.users = auth::userName(getuid());
   }
 
+  // --start lists pending jobs unless -t names states.
+  if (options.start && !options.showSteps && options.states.empty()) options.states = "PD";
   auto format = chooseFormat(options);
   if (!format) return reportError("squeue", format.error());
+  auto filter = buildFilter(options);
+  if (!filter) return reportError("squeue", filter.error());
   auto stepList = parseStepList(options.stepList, "-s/--steps");
   if (!stepList) return reportError("squeue", stepList.error());
   auto request = buildQuery(options, *stepList);
   if (!request) return reportError("squeue", request.error());
+  if (!options.showSteps && (options.json || squeueFormatNeedsTres(*format))) request->set_include_tres(true);
 
   auto client = ControllerClient::connect(options.confDir);
   if (!client) return reportError("squeue", client.error());
   auto response = client->listJobs(*request);
   if (!response) return reportError("squeue", response.error());
 
-  std::vector<std::string> userList = splitCommas(options.users);
-  std::vector<std::string> partitionList = splitCommas(options.partitions);
-  std::set<std::string> users(userList.begin(), userList.end());
-  std::set<std::string> partitions(partitionList.begin(), partitionList.end());
   std::vector<gantry::v1::Job> jobs;
   for (const auto& job : response->jobs()) {
-    if (wanted(job, users, partitions)) jobs.push_back(job);
+    if (wanted(job, *filter)) jobs.push_back(job);
+  }
+  if (options.start) {
+    std::stable_sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) { return a.start_time() < b.start_time(); });
   }
   auto now = static_cast<int64_t>(std::time(nullptr));
+  if (options.longList && !options.noHeader && !options.json) std::cout << dateLine(now);
   if (options.showSteps) {
     // Slurm's squeue lists running steps only.
     auto rows = selectSteps(jobs, StepSelection{.only = *stepList, .runningOnly = true});

@@ -76,19 +76,38 @@ void countGres(std::vector<HeldTres::Gres>& gres, const std::string& name, const
 
 }  // namespace
 
+namespace {
+
+void appendTres(std::string& out, const std::string& name, uint64_t value) {
+  if (!out.empty()) out += ',';
+  out += name + "=";
+  if (name == "mem") {
+    constexpr uint64_t kG = 1024, kT = 1024 * 1024;
+    if (value != 0 && value % kT == 0) out += std::to_string(value / kT) + "T";
+    else if (value != 0 && value % kG == 0) out += std::to_string(value / kG) + "G";
+    else out += std::to_string(value) + "M";
+  } else {
+    out += std::to_string(value);
+  }
+}
+
+}  // namespace
+
 std::string tresText(const std::map<std::string, uint64_t>& counts) {
   std::string out;
+  for (const auto& [name, value] : counts) appendTres(out, name, value);
+  return out;
+}
+
+std::string tresTextInIdOrder(const std::map<std::string, uint64_t>& counts) {
+  static const std::vector<std::string> kBuiltIn = {"cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem",
+                                                    "pages"};
+  std::string out;
+  for (const std::string& name : kBuiltIn) {
+    if (auto it = counts.find(name); it != counts.end()) appendTres(out, name, it->second);
+  }
   for (const auto& [name, value] : counts) {
-    if (!out.empty()) out += ',';
-    out += name + "=";
-    if (name == "mem") {
-      constexpr uint64_t kG = 1024, kT = 1024 * 1024;
-      if (value != 0 && value % kT == 0) out += std::to_string(value / kT) + "T";
-      else if (value != 0 && value % kG == 0) out += std::to_string(value / kG) + "G";
-      else out += std::to_string(value) + "M";
-    } else {
-      out += std::to_string(value);
-    }
+    if (std::find(kBuiltIn.begin(), kBuiltIn.end(), name) == kBuiltIn.end()) appendTres(out, name, value);
   }
   return out;
 }
@@ -114,15 +133,15 @@ HeldTres heldTresOf(const select::Allocation& allocation, const select::Cluster&
   return held;
 }
 
-std::string heldTresText(const HeldTres& held) {
-  if (held.nodes == 0) return "";
+std::map<std::string, uint64_t> heldTresCounts(const HeldTres& held) {
   std::map<std::string, uint64_t> counts;
+  if (held.nodes == 0) return counts;
   counts["cpu"] = held.cpus;
   counts["billing"] = held.cpus;
   counts["node"] = held.nodes;
   if (held.memoryMb != 0) counts["mem"] = held.memoryMb;
   for (const auto& gres : held.gres) addGres(counts, gres.name, gres.type, gres.count);
-  return tresText(counts);
+  return counts;
 }
 
 JobHeldTres jobHeldTresOf(const JobRecord& job, const select::Cluster& cluster) {

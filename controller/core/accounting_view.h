@@ -38,8 +38,11 @@ struct HeldTres {
   bool operator==(const HeldTres&) const = default;
 };
 HeldTres heldTresOf(const select::Allocation& allocation, const select::Cluster& cluster);
+// The counts of what is held, for tresText and tresTextInIdOrder (empty
+// when nothing is held).
+std::map<std::string, uint64_t> heldTresCounts(const HeldTres& held);
 // AllocTRES of what is held: "billing=4,cpu=4,gres/gpu=2,gres/gpu:a40=2,mem=8G,node=1".
-std::string heldTresText(const HeldTres& held);
+inline std::string heldTresText(const HeldTres& held);
 
 // What a job's records need of the cluster: the job's allocation, the
 // batch host's part of it and each step's.
@@ -68,6 +71,12 @@ accounting::JobRecord requeuedRun(accounting::JobRecord lastWritten, int64_t now
 // "cpu=4,gres/gpu=2,gres/gpu:a40=2,mem=8G,node=1": names in order, memory
 // (given in MiB) in the largest whole unit.
 std::string tresText(const std::map<std::string, uint64_t>& counts);
+// The same in the order of Slurm's TRES ids, as scontrol show job writes
+// it: cpu, mem, energy, node, billing, fs/disk, vmem, pages, then the rest
+// by name ("cpu=4,mem=8G,node=1,billing=4,gres/gpu=2").
+std::string tresTextInIdOrder(const std::map<std::string, uint64_t>& counts);
+
+inline std::string heldTresText(const HeldTres& held) { return tresText(heldTresCounts(held)); }
 
 // What the request asked (ReqTRES), as counts for tresText.
 std::map<std::string, uint64_t> requestedTres(const v1::JobSpec& spec);

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <set>
 
+#include "controller/core/accounting_view.h"
 #include "controller/core/core_helpers.h"
 #include "controller/rpc/views.h"
 
@@ -54,7 +55,14 @@ void ControllerCore::listJobs(v1::ListJobsRequest request, auth::Identity caller
         response.set_next_after_job_id(response.jobs(response.jobs_size() - 1).job_id());
         break;
       }
-      *response.add_jobs() = views::jobToWire(job, state_.cluster, detail);
+      v1::Job& wire = *response.add_jobs();
+      wire = views::jobToWire(job, state_.cluster, detail);
+      if (request.include_tres()) {
+        // In Slurm's TRES id order, as scontrol show job and squeue write it.
+        wire.set_req_tres(tresTextInIdOrder(requestedTres(job.spec)));
+        if (!job.nodeNames.empty())
+          wire.set_alloc_tres(tresTextInIdOrder(heldTresCounts(heldTresOf(job.allocation, state_.cluster))));
+      }
     }
     reply(std::move(response));
   });

@@ -280,6 +280,54 @@ TEST_CASE("squeue prints the default columns and filters", "[cli][commands]") {
   CHECK(bad.err == "squeue: error: -t/--states: invalid job state 'sleepy'\n");
 }
 
+TEST_CASE("squeue -n, -A and -w narrow the listing; a bad host list is refused", "[cli][commands]") {
+  Cluster cluster;
+  CHECK(run(runSqueue, {"-h", "-o", "%i", "-n", "train,other"}, cluster).out == "12\n");
+  CHECK(run(runSqueue, {"-h", "-o", "%i", "--name=a-very-long-job-name"}, cluster).out == "13\n");
+  CHECK(run(runSqueue, {"-h", "-o", "%i", "-A", "nobody"}, cluster).out == "");
+  // Only jobs holding one of the nodes: the pending job holds none.
+  CHECK(run(runSqueue, {"-h", "-o", "%i", "-w", "gpu2"}, cluster).out == "12\n");
+  CHECK(run(runSqueue, {"-h", "-o", "%i", "--nodelist=gpu[3-4]"}, cluster).out == "");
+  auto bad = run(runSqueue, {"-w", "gpu[2-"}, cluster);
+  CHECK(bad.status == 1);
+  CHECK_THAT(bad.err, Catch::StartsWith("squeue: error: -w/--nodelist: "));
+}
+
+TEST_CASE("squeue -l prints the date, then state and time limit columns", "[cli][commands]") {
+  Cluster cluster;
+  auto out = run(runSqueue, {"-l"}, cluster).out;
+  auto firstLine = out.substr(0, out.find('\n'));
+  // "Thu Dec 03 12:34:56 2026"
+  CHECK(firstLine.size() == 24);
+  CHECK(firstLine[3] == ' ');
+  CHECK(firstLine[13] == ':');
+  CHECK_THAT(out, Catch::Contains("\n             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES NODELIST(REASON)\n"));
+  CHECK_THAT(out, Catch::Contains(" RUNNING ") && Catch::Contains("1:30:00"));
+  auto bare = run(runSqueue, {"-l", "-h"}, cluster).out;
+  CHECK_THAT(bare, Catch::StartsWith("                12 "));  // no date without a header
+}
+
+TEST_CASE("squeue --start asks for pending jobs and shows their start column", "[cli][commands]") {
+  Cluster cluster;
+  auto out = run(runSqueue, {"--start"}, cluster);
+  CHECK(out.status == 0);
+  REQUIRE(cluster.controller.lastListJobs.states_size() == 1);
+  CHECK(cluster.controller.lastListJobs.states(0) == gantry::v1::PENDING);
+  CHECK_THAT(out.out, Catch::StartsWith("             JOBID PARTITION     NAME     USER ST          START_TIME  NODES SCHEDNODES           NODELIST(REASON)\n"));
+  // -t names the states itself.
+  run(runSqueue, {"--start", "-t", "R"}, cluster);
+  CHECK(cluster.controller.lastListJobs.states(0) == gantry::v1::RUNNING);
+  CHECK(run(runSqueue, {"-r", "-h", "-o", "%i"}, cluster).status == 0);
+}
+
+TEST_CASE("squeue asks for TRES only when a column shows them", "[cli][commands]") {
+  Cluster cluster;
+  run(runSqueue, {"-h", "-o", "%i"}, cluster);
+  CHECK_FALSE(cluster.controller.lastListJobs.include_tres());
+  run(runSqueue, {"-h", "-O", "JobID,tres-alloc"}, cluster);
+  CHECK(cluster.controller.lastListJobs.include_tres());
+}
+
 TEST_CASE("sinfo views", "[cli][commands]") {
   Cluster cluster;
   auto summary = run(runSinfo, {}, cluster);

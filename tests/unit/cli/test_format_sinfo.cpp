@@ -35,6 +35,15 @@ TEST_CASE("sinfo -N lists nodes", "[cli][sinfo]") {
   CHECK(out == golden("sinfo_nodes.txt", out));
 }
 
+TEST_CASE("sinfo finds a partition's nodes from the nodes, so Nodes=ALL lists them", "[cli][sinfo]") {
+  auto partitions = clusterPartitions();
+  partitions[0].set_nodes("ALL");
+  std::string out = renderSinfo(defaultSinfoFormat(SinfoView::kNodes), partitions, clusterNodes(),
+                                SinfoRenderOptions{.view = SinfoView::kNodes, .header = false});
+  CHECK_THAT(out, Catch::Contains("cpu1 ") && Catch::Contains("cpu2 ") && Catch::Contains("cpu3 "));
+  CHECK(out == render(defaultSinfoFormat(SinfoView::kNodes), SinfoView::kNodes, false));
+}
+
 TEST_CASE("sinfo -R lists reasons", "[cli][sinfo]") {
   useUtc();
   std::string out = render(defaultSinfoFormat(SinfoView::kReasons), SinfoView::kReasons);

@@ -80,3 +80,25 @@ TEST_CASE("run time leaves out suspended time", "[cli][squeue]") {
   CHECK(renderSqueue(*parsed, {job}, SqueueRenderOptions{.header = false, .now = kNow}) ==
         "R 0:50\n");
 }
+
+TEST_CASE("squeue fields account, comment, priority, schednodes and tres-alloc", "[cli][squeue]") {
+  gantry::v1::Job running = runningGpuJob();
+  running.mutable_spec()->set_account("physics");
+  running.mutable_spec()->set_priority(2147483647);
+  running.set_req_tres("cpu=8,node=2,billing=8,gres/gpu=4");
+  running.set_alloc_tres("cpu=16,node=2,billing=16,gres/gpu=4");
+  gantry::v1::Job pending = pendingJob();
+  pending.set_req_tres("cpu=16,node=1,billing=16");
+  gantry::v1::Job bare = pendingJob();
+  auto fields = parseSqueueFieldList("jobarrayid:4,account:8,priority:18,prioritylong:12,schednodes:8,tres-alloc:0");
+  REQUIRE(fields.ok());
+  std::string out = renderSqueue(*fields, {running, pending, bare}, SqueueRenderOptions{.header = false, .now = kNow});
+  CHECK(out ==
+        "12  physics 0.49999999988358  2147483647  (null)  cpu=16,node=2,billing=16,gres/gpu=4\n"
+        "13  (null)  0.00000000000000  0           (null)  cpu=16,node=1,billing=16\n"
+        "13  (null)  0.00000000000000  0           (null)  N/A\n");
+  auto codes = parseSqueueFormat("%a|%k|%Q|%Y");
+  REQUIRE(codes.ok());
+  CHECK(renderSqueue(*codes, {running}, SqueueRenderOptions{.header = true, .now = kNow}) ==
+        "ACCOUNT|COMMENT|PRIORITY|SCHEDNODES\nphysics|(null)|2147483647|(null)\n");
+}

@@ -76,6 +76,7 @@ TEST_CASE("sinfo reads the enum, not the display text", "[cli][sinfo][node_state
   all.set_nodes("n[1-3]");
   all.set_state("UP");
   Node draining = cli_fixtures::node("n3", "IDLE", NODE_MIXED, kDrain, 4);
+  for (Node* member : {&drained, &idle, &draining}) member->add_partitions("all");
   auto format = parseSinfoFormat("%R %t %C");
   REQUIRE(format.ok());
   std::string out = renderSinfo(*format, {all}, {drained, idle, draining},

@@ -218,3 +218,13 @@ TEST_CASE("scontrol show job writes --gpu-bind, --gpu-freq and --gpus-per-task i
   spec->set_tres_bind("gres/gpu:closest");  // --tres-bind wins over --gpu-bind
   CHECK_THAT(renderJob(job, options(false)), Catch::Contains("TresBind=gres/gpu:closest\n"));
 }
+
+TEST_CASE("scontrol show job prints ReqTRES= and AllocTRES= when the controller sent them", "[cli][scontrol][tres]") {
+  gantry::v1::Job job = pendingJob();
+  CHECK_THAT(renderJob(job, options(false)), !Catch::Contains("ReqTRES="));
+  job.set_req_tres("cpu=6,mem=3G,node=2,billing=6,gres/gpu=4");
+  std::string pending = renderJob(job, options(false));
+  CHECK_THAT(pending, Catch::Contains("   ReqTRES=cpu=6,mem=3G,node=2,billing=6,gres/gpu=4\n   AllocTRES=(null)\n"));
+  job.set_alloc_tres("cpu=8,mem=3G,node=2,billing=8,gres/gpu=4");
+  CHECK_THAT(renderJob(job, options(false)), Catch::Contains("   AllocTRES=cpu=8,mem=3G,node=2,billing=8,gres/gpu=4\n"));
+}

@@ -385,6 +385,25 @@ TEST_CASE("accounting view: TRES text units", "[accounting][view]") {
   }
 }
 
+TEST_CASE("accounting view: TRES in Slurm's id order for scontrol", "[accounting][view]") {
+  struct Row {
+    const char* rule;
+    std::map<std::string, uint64_t> counts;
+    const char* text;
+  };
+  const Row rows[] = {
+      {"built-in TRES come in id order", {{"billing", 3}, {"cpu", 3}, {"mem", 2048}, {"node", 1}},
+       "cpu=3,mem=2G,node=1,billing=3"},
+      {"GRES follow by name", {{"gres/shard", 5}, {"cpu", 2}, {"gres/gpu", 1}, {"node", 2}},
+       "cpu=2,node=2,gres/gpu=1,gres/shard=5"},
+      {"nothing gives nothing", {}, ""},
+  };
+  for (const auto& row : rows) {
+    INFO(row.rule);
+    CHECK(core::tresTextInIdOrder(row.counts) == row.text);
+  }
+}
+
 TEST_CASE("accounting view: ReqTRES from the request's forms", "[accounting][view]") {
   struct Row {
     const char* rule;

@@ -79,6 +79,29 @@ TEST_CASE("jobs wait for cores and start when others end") {
   CHECK(h.job(*c).state() == v1::RUNNING);
 }
 
+TEST_CASE("a listing carries ReqTRES and AllocTRES only when asked") {
+  Harness h;
+  auto pending = h.submit(sleepJob(3));
+  REQUIRE(pending.ok());
+  h.settle();
+  v1::ListJobsRequest request;
+  request.add_job_ids(*pending);
+  auto list = [&] {
+    auto answer = h.await<v1::ListJobsResponse>([&](auto reply) { h.core->listJobs(request, reply); });
+    REQUIRE(answer.ok());
+    REQUIRE(answer->jobs_size() == 1);
+    return answer->jobs(0);
+  };
+  CHECK(list().req_tres().empty());
+  request.set_include_tres(true);
+  CHECK(list().req_tres() == "cpu=3,node=1,billing=3");
+  CHECK(list().alloc_tres().empty());  // nothing held while pending
+  h.registerNodes();
+  h.settle();
+  REQUIRE(list().state() == v1::RUNNING);
+  CHECK(list().alloc_tres() == "cpu=3,node=1,billing=3");
+}
+
 TEST_CASE("a request no node could ever serve is refused at submit") {
   Harness h;
   h.registerNodes();
