@@ -21,6 +21,8 @@ const ValueOption kValueOptions[] = {
     {"-n,--ntasks", "ntasks", &SbatchOptions::ntasks, "number of tasks"},
     {"-c,--cpus-per-task", "cpus-per-task", &SbatchOptions::cpusPerTask, "CPUs per task"},
     {"--ntasks-per-node", "ntasks-per-node", &SbatchOptions::ntasksPerNode, "tasks per node"},
+    {"--ntasks-per-socket", "ntasks-per-socket", &SbatchOptions::ntasksPerSocket,
+     "at most this many tasks per socket, each on one socket's CPUs"},
     {"--sockets-per-node", "sockets-per-node", &SbatchOptions::socketsPerNode,
      "sockets per node the tasks use (needed by --gpus-per-socket)"},
     {"--mem", "mem", &SbatchOptions::mem, "memory per node, K/M/G/T suffix (default MB)"},

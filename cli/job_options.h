@@ -31,7 +31,7 @@ struct Verbosity {
 
 // Raw option values as typed; validated when the JobSpec is built.
 struct SbatchOptions {
-  std::optional<std::string> nodes, ntasks, cpusPerTask, ntasksPerNode, socketsPerNode, threadSpec, mem, memPerCpu;
+  std::optional<std::string> nodes, ntasks, cpusPerTask, ntasksPerNode, ntasksPerSocket, socketsPerNode, threadSpec, mem, memPerCpu;
   std::optional<std::string> partition, jobName, output, error, input, time, chdir, gpuFreq;
   std::optional<std::string> gres, gpus, gpusPerNode, gpusPerSocket, gpusPerTask;
   std::optional<std::string> cpusPerGpu, memPerGpu, gresFlags, coreSpec, tresPerTask;

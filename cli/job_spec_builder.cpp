@@ -158,6 +158,11 @@ class SpecBuilder {
         !s) {
       return s;
     }
+    if (auto s = count(options_.ntasksPerSocket, "ntasks-per-socket",
+                       [&](int32_t v) { spec_.set_ntasks_per_socket(v); });
+        !s) {
+      return s;
+    }
     if (auto s = count(options_.socketsPerNode, "sockets-per-node",
                        [&](int32_t v) { spec_.set_sockets_per_node(v); });
         !s) {

@@ -198,7 +198,8 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
     r.add("ReqTRES", job.req_tres()).next();
     r.add("AllocTRES", orNull(job.alloc_tres())).next();
   }
-  r.add("NtasksPerN:B:S:C", std::to_string(spec.ntasks_per_node()) + ":0:*:*")
+  std::string perSocket = spec.ntasks_per_socket() > 0 ? std::to_string(spec.ntasks_per_socket()) : "*";
+  r.add("NtasksPerN:B:S:C", std::to_string(spec.ntasks_per_node()) + ":0:" + perSocket + ":*")
       .add("CoreSpec", spec.core_spec() > 0 ? std::to_string(spec.core_spec()) : "*")
       .next();
   if (options.details) {

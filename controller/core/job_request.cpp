@@ -204,6 +204,7 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
            {spec.gpus_per_task(), "--gpus-per-task", "spec.gpus_per_task"},
            {spec.cpus_per_gpu(), "--cpus-per-gpu", "spec.cpus_per_gpu"},
            {spec.sockets_per_node(), "--sockets-per-node", "spec.sockets_per_node"},
+           {spec.ntasks_per_socket(), "--ntasks-per-socket", "spec.ntasks_per_socket"},
            {spec.core_spec(), "--core-spec", "spec.core_spec"},
            {spec.thread_spec(), "--thread-spec", "spec.thread_spec"}}) {
     if (auto status = nonNegative(count.value, count.option, count.field); !status) return Error{status.error()};
@@ -251,6 +252,7 @@ Result<select::Request> jobSpecToRequest(const v1::JobSpec& spec, const config::
   request.gpusPerNode = spec.gpus_per_node();
   request.gpusPerSocket = spec.gpus_per_socket();
   request.socketsPerNode = spec.sockets_per_node();
+  request.ntasksPerSocket = spec.ntasks_per_socket();
   request.gpusPerTask = spec.gpus_per_task();
   request.cpusPerGpu = spec.cpus_per_gpu();
   request.memPerGpuMb = spec.mem_per_gpu_mb();

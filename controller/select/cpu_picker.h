@@ -15,6 +15,13 @@ struct CpuPickOptions {
   SocketMask preferred = 0; // tried first
   SocketMask only = 0;      // when non-zero, no other socket may be used
   SocketMask mustTouch = 0; // each of these gets at least one unit
+  // --ntasks-per-socket: when non-zero, the cpus go task by task, each
+  // task whole on one socket and at most this many tasks per socket;
+  // `tasks` tasks of `cpusPerTask` each (cpusNeeded above their sum is
+  // taken after them, anywhere allowed).
+  int tasksPerSocket = 0;
+  int tasks = 0;
+  int cpusPerTask = 1;
 };
 
 // The cpu ids, or nothing when the free cpus cannot satisfy the options.

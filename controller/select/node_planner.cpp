@@ -329,7 +329,10 @@ class NodePlan {
                            .byCpu = in_.byCpu,
                            .preferred = perSocketChoice_ ? perSocketChoice_ : deviceSockets,
                            .only = r_.enforceBinding ? deviceSockets : 0,
-                           .mustTouch = r_.enforceBinding ? deviceSockets : 0};
+                           .mustTouch = r_.enforceBinding ? deviceSockets : 0,
+                           .tasksPerSocket = r_.ntasksPerSocket,
+                           .tasks = in_.tasks,
+                           .cpusPerTask = r_.cpusPerTask};
     auto cpus = pickCpus(node_, freeCpus_, options);
     if (!cpus) return r_.enforceBinding && deviceSockets ? rules::kBinding : rules::kCpus;
     grant.cpus = std::move(*cpus);

@@ -54,6 +54,9 @@ struct Request {
   int coreSpec = 0;        // --core-spec (whole node only with AllowSpecResourcesUsage)
   int threadSpec = 0;      // --thread-spec (likewise)
   int socketsPerNode = 0;  // --sockets-per-node; --gpus-per-socket needs it
+  // --ntasks-per-socket: at most this many tasks on a socket, each task's
+  // CPUs from one socket (0: no limit).
+  int ntasksPerSocket = 0;
   std::string gpuFreq;     // --gpu-freq as given; refused with shared GRES (mps, shard)
   // Whether the job may share CPUs where its partition over-subscribes
   // them (PartitionView::overSubscribe): every job of a FORCE partition,

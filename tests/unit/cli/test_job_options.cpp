@@ -47,7 +47,7 @@ TEST_CASE("--wrap submits a shell script named wrap", "[cli][sbatch]") {
 }
 
 TEST_CASE("every value option lands in the JobSpec", "[cli][sbatch]") {
-  auto result = submit({"-N", "2-4", "-n", "8", "-c", "2", "--ntasks-per-node=4", "--mem=4G",
+  auto result = submit({"-N", "2-4", "-n", "8", "-c", "2", "--ntasks-per-node=4", "--ntasks-per-socket=2", "--mem=4G",
                         "-p", "gpu", "-J", "train", "-o", "out-%j.txt", "-e", "err.txt", "-i",
                         "in.txt", "-t", "1-00:00", "--hold", "--parsable", "-D", "sub",
                         "--exclusive", "--gres=gpu:a100:2,mps:100", "--gpus=a100:8",
@@ -61,6 +61,7 @@ TEST_CASE("every value option lands in the JobSpec", "[cli][sbatch]") {
   CHECK(spec.ntasks() == 8);
   CHECK(spec.cpus_per_task() == 2);
   CHECK(spec.ntasks_per_node() == 4);
+  CHECK(spec.ntasks_per_socket() == 2);
   CHECK(spec.mem_per_node_mb() == 4096);
   CHECK(spec.partition() == "gpu");
   CHECK(spec.name() == "train");
@@ -180,6 +181,7 @@ TEST_CASE("every sbatch error names the option and the rule", "[cli][sbatch]") {
       {{"--wrap", "x", "-n", "many"}, "--ntasks: invalid count 'many'"},
       {{"--wrap", "x", "-c", "0"}, "--cpus-per-task: invalid count '0': must be at least 1"},
       {{"--wrap", "x", "--ntasks-per-node=x"}, "--ntasks-per-node: invalid count"},
+      {{"--wrap", "x", "--ntasks-per-socket=two"}, "--ntasks-per-socket: invalid count"},
       {{"--wrap", "x", "--cpus-per-gpu=-1"}, "--cpus-per-gpu: invalid count"},
       {{"--wrap", "x", "--core-spec=z"}, "--core-spec: invalid count"},
       {{"--wrap", "x", "--mem=4Q"}, "--mem: invalid size '4Q': unit must be K, M, G or T"},

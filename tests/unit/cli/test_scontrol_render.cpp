@@ -228,3 +228,10 @@ TEST_CASE("scontrol show job prints ReqTRES= and AllocTRES= when the controller 
   job.set_alloc_tres("cpu=8,mem=3G,node=2,billing=8,gres/gpu=4");
   CHECK_THAT(renderJob(job, options(false)), Catch::Contains("   AllocTRES=cpu=8,mem=3G,node=2,billing=8,gres/gpu=4\n"));
 }
+
+TEST_CASE("scontrol show job writes --ntasks-per-socket in NtasksPerN:B:S:C", "[cli][scontrol]") {
+  gantry::v1::Job job = pendingJob();
+  CHECK_THAT(renderJob(job, options(false)), Catch::Contains("NtasksPerN:B:S:C=0:0:*:*"));
+  job.mutable_spec()->set_ntasks_per_socket(3);
+  CHECK_THAT(renderJob(job, options(false)), Catch::Contains("NtasksPerN:B:S:C=0:0:3:*"));
+}

@@ -74,6 +74,17 @@ TEST_CASE("-N a without a maximum asks for exactly a nodes", "[core][request]") 
   }
 }
 
+TEST_CASE("--ntasks-per-socket reaches the selection and may not be negative", "[core][request]") {
+  config::GantryConf conf = confWith("");
+  v1::JobSpec spec;
+  spec.set_ntasks_per_socket(2);
+  auto request = core::jobSpecToRequest(spec, conf);
+  REQUIRE(request.ok());
+  CHECK(request->ntasksPerSocket == 2);
+  checkRows(conf, {{"a negative count is refused", [](v1::JobSpec& s) { s.set_ntasks_per_socket(-1); },
+                    "--ntasks-per-socket"}});
+}
+
 TEST_CASE("--gpus-per-task requires a task count", "[core][request]") {
   const char* kNeedsTasks = "Requires the job to specify a task count";
   checkRows(confWith(""),

@@ -376,3 +376,52 @@ TEST_CASE("memory and count products that overflow never place", "[select][memor
   perNode.ntasksPerNode = 4;
   CHECK(cluster.select(perNode, allNodes(cluster)).verdict == Verdict::Never);
 }
+
+TEST_CASE("--ntasks-per-socket caps the tasks on each socket and keeps each task on one", "[select][cpus]") {
+  struct Row {
+    const char* rule;
+    int ntasks, perSocket, cpusPerTask;
+    std::vector<int> cpus;  // empty: the request can never run
+  };
+  // Three sockets of two cpus each, allocated by cpu, one node only.
+  const Row rows[] = {
+      {"one task per socket spreads the tasks", 3, 1, 1, {0, 2, 4}},
+      {"two per socket fill a socket before the next", 3, 2, 1, {0, 1, 2}},
+      {"a task that needs more than a socket never fits", 1, 1, 3, {}},
+      {"more tasks than the sockets allow never fit", 4, 1, 1, {}},
+      {"a task of a whole socket takes it", 2, 1, 2, {0, 1, 2, 3}},
+      {"no limit packs as before", 3, 0, 1, {0, 1, 2}},
+  };
+  for (const Row& row : rows) {
+    INFO(row.rule);
+    Cluster cluster(ClusterOptions{.allocateByCpu = true});
+    cluster.addNode(cpuNode("n0", NodeShape{.sockets = 3, .coresPerSocket = 2, .threadsPerCore = 1}));
+    Request request = tasks(row.ntasks);
+    request.maxNodes = 1;
+    request.ntasksPerSocket = row.perSocket;
+    request.cpusPerTask = row.cpusPerTask;
+    if (row.cpus.empty()) {
+      CHECK(cluster.canEverRun(request, allNodes(cluster)).verdict == Verdict::Never);
+      continue;
+    }
+    auto outcome = cluster.select(request, allNodes(cluster));
+    REQUIRE(outcome.verdict == Verdict::Placed);
+    CHECK(outcome.allocation.nodes[0].cpus == row.cpus);
+  }
+}
+
+TEST_CASE("--ntasks-per-socket uses the sockets that still have room", "[select][cpus]") {
+  Cluster cluster(ClusterOptions{.allocateByCpu = true});
+  cluster.addNode(cpuNode("n0", NodeShape{.sockets = 2, .coresPerSocket = 2, .threadsPerCore = 1}));
+  Request first = tasks(2);  // cpus 0 and 1: socket 0 is full
+  auto held = cluster.select(first, allNodes(cluster));
+  REQUIRE(held.verdict == Verdict::Placed);
+  cluster.commit(held.allocation);
+  Request perSocket = tasks(2);
+  perSocket.ntasksPerSocket = 1;
+  CHECK(cluster.select(perSocket, allNodes(cluster)).verdict != Verdict::Placed);  // only socket 1 is left
+  perSocket.ntasks = 1;
+  auto one = cluster.select(perSocket, allNodes(cluster));
+  REQUIRE(one.verdict == Verdict::Placed);
+  CHECK(one.allocation.nodes[0].cpus == std::vector<int>{2});
+}
