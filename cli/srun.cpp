@@ -155,6 +155,7 @@ int awaitStep(const ControllerClient& client, StepIoServer& server, uint64_t job
     }
   }
   int exitCode = server.exitCode();
+  for (const auto& line : server.taskExitMessages()) std::cerr << "srun: error: " << line << "\n";
   for (const auto& message : server.failureMessages()) std::cerr << "srun: error: " << message << "\n";
   if (endedAt && !server.waitAllDone(0)) {
     if (!controllerMessage.empty()) std::cerr << "srun: error: " << controllerMessage << "\n";

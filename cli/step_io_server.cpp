@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cli/step_token.h"
+#include "cli/task_exit_lines.h"
 #include "common/rpc/error_status.h"
 
 namespace gantry::cli {
@@ -54,6 +55,11 @@ int StepIoServer::exitCode() {
 std::vector<std::string> StepIoServer::failureMessages() {
   std::lock_guard lock(mutex_);
   return failures_;
+}
+
+std::vector<std::string> StepIoServer::taskExitMessages() {
+  std::lock_guard lock(mutex_);
+  return task_exits_;
 }
 
 bool StepIoServer::outputClosed() {
@@ -114,6 +120,8 @@ grpc::Status StepIoServer::Attach(grpc::ServerContext*, Stream* stream) {
       int code = exit.signal() != 0 ? 128 + exit.signal() : exit.exit_code();
       exit_code_ = std::max(exit_code_, code);
     }
+    for (auto& line : taskExitLines(message.node_name(), message.exits(), signalled_))
+      task_exits_.push_back(std::move(line));
     if (!message.message().empty()) {
       failures_.push_back(message.message());
       exit_code_ = std::max(exit_code_, 1);
@@ -145,6 +153,10 @@ void StepIoServer::broadcast(const gantry::v1::StepInput& input) {
 }
 
 void StepIoServer::forwardSignal(int signal) {
+  {
+    std::lock_guard lock(mutex_);
+    signalled_ = true;
+  }
   gantry::v1::StepInput input;
   input.set_signal(signal);
   broadcast(input);

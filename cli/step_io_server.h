@@ -44,6 +44,8 @@ class StepIoServer final : public gantry::v1::StepIo::Service {
   // Highest task exit code (128 + signal for a task a signal ended).
   int exitCode();
   std::vector<std::string> failureMessages();
+  // The tasks that failed or a signal ended, per node (task_exit_lines.h).
+  std::vector<std::string> taskExitMessages();
   // Our standard output or error was closed by its reader (srun ... | head):
   // a write failed with EPIPE. From then on output is dropped; the caller
   // ends the step, as a local pipeline ends its writer.
@@ -79,6 +81,8 @@ class StepIoServer final : public gantry::v1::StepIo::Service {
   int exit_code_ = 0;
   int rows_ = 0, cols_ = 0;
   std::vector<std::string> failures_;
+  std::vector<std::string> task_exits_;
+  bool signalled_ = false;  // srun forwarded a signal to the tasks
   bool output_closed_ = false;
   OutputLabeler labeler_;
 };

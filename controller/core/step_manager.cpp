@@ -26,8 +26,13 @@ constexpr const char* kNodesBusy = "Requested nodes are busy";
 
 // A step that names no task count runs one task per node when it names a
 // node count, otherwise as many tasks as the job, spread over all of the
-// job's nodes: srun's defaults inside an allocation.
+// job's nodes. A step that names a task count and no node count spreads
+// over as many of the job's nodes as it has tasks, up to all of them.
+// These are srun's defaults inside an allocation.
 v1::JobSpec withJobDefaults(v1::JobSpec step, const JobRecord& job) {
+  if (step.ntasks() > 0 && step.min_nodes() == 0 && step.ntasks_per_node() == 0 && !job.nodeNames.empty()) {
+    step.set_min_nodes(std::min(step.ntasks(), static_cast<int32_t>(job.nodeNames.size())));
+  }
   if (step.ntasks() == 0 && step.ntasks_per_node() == 0 && step.min_nodes() > 0) {
     // srun -N k without -n runs one task on each of k nodes, as in Slurm.
     step.set_ntasks(step.min_nodes());

@@ -343,7 +343,10 @@ TEST_CASE("a step's task count defaults like srun's inside an allocation", "[cor
   for (const Row& row : {Row{"no -n and no -N: the job's tasks over the job's nodes", 0, 0, 6, 2},
                          Row{"-N1 without -n: one task on one node", 0, 1, 1, 1},
                          Row{"-N2 without -n: one task on each node", 0, 2, 2, 2},
-                         Row{"-n3 -N1: three tasks on one node", 3, 1, 3, 1}}) {
+                         Row{"-n3 -N1: three tasks on one node", 3, 1, 3, 1},
+                         Row{"-n2 without -N: one task on each of two nodes", 2, 0, 2, 2},
+                         Row{"-n1 without -N: one node", 1, 0, 1, 1},
+                         Row{"-n5 without -N: every node of the job", 5, 0, 5, 2}}) {
     SECTION(row.rule) {
       Harness h;
       uint64_t id = h.runningJob(allocationSpec(6, 2));
