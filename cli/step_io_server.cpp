@@ -87,6 +87,7 @@ grpc::Status StepIoServer::Attach(grpc::ServerContext*, Stream* stream) {
   if (!stream->Read(&message) || !sameToken(message.token(), token_)) {
     return rpc::toGrpcStatus(Error{ErrorCode::Denied, "not a node of this step"});
   }
+  const std::string node = message.node_name();  // said once, in the first message
   {
     std::lock_guard writing(write_mutex_);
     std::lock_guard lock(mutex_);
@@ -120,7 +121,7 @@ grpc::Status StepIoServer::Attach(grpc::ServerContext*, Stream* stream) {
       int code = exit.signal() != 0 ? 128 + exit.signal() : exit.exit_code();
       exit_code_ = std::max(exit_code_, code);
     }
-    for (auto& line : taskExitLines(message.node_name(), message.exits(), signalled_))
+    for (auto& line : taskExitLines(node, message.exits(), signalled_))
       task_exits_.push_back(std::move(line));
     if (!message.message().empty()) {
       failures_.push_back(message.message());

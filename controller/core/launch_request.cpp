@@ -121,7 +121,12 @@ v1::LaunchStepRequest buildLaunchRequest(const JobRecord& job, const NodeRecord&
     const v1::JobSpec& stepSpec = step.interactive->spec();
     request.set_work_dir(stepSpec.work_dir().empty() ? spec.work_dir() : stepSpec.work_dir());
     *request.mutable_argv() = step.interactive->argv();
-    request.set_stdin_path("/dev/null");
+    // srun -o/-e/-i: files on the node instead of srun's streams; Slurm's
+    // "none" is /dev/null. Unset, the streams go to srun.
+    auto fileOrNull = [](const std::string& name) { return name == "none" ? std::string("/dev/null") : name; };
+    request.set_stdout_pattern(fileOrNull(stepSpec.stdout_pattern()));
+    request.set_stderr_pattern(fileOrNull(stepSpec.stderr_pattern()));
+    request.set_stdin_path(fileOrNull(stepSpec.stdin_path()));
     *request.mutable_environment() = stepSpec.environment();
     request.set_submit_host(stepSpec.submit_host());
     request.set_submit_dir(stepSpec.work_dir());

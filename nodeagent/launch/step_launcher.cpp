@@ -84,7 +84,9 @@ json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options, con
   spec["gpus"] = gpus;
   if (!r.io_addr().empty()) {
     // Interactive step: the tasks' streams go to the srun at this endpoint.
-    spec["io"] = {{"addr", r.io_addr()}, {"port", r.io_port()}, {"token", r.io_token()}, {"pty", r.io_pty()}};
+    spec["io"] = {{"addr", r.io_addr()}, {"port", r.io_port()}, {"token", r.io_token()}, {"pty", r.io_pty()},
+                  // srun -o/-e/-i: what the controller passed on is what the user named.
+                  {"stdout", r.stdout_pattern()}, {"stderr", r.stderr_pattern()}, {"stdin", r.stdin_path()}};
   }
   Confinement confinement = confinementFor(options.confinement, r);
   spec.update(confinement.spec);

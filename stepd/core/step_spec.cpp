@@ -180,6 +180,9 @@ Result<StepSpec> parseObject(const json& doc) {
     readOptional(*it, "port", io.port);
     readOptional(*it, "token", io.token);
     readOptional(*it, "pty", io.pty);
+    readOptional(*it, "stdout", io.stdout_file);
+    readOptional(*it, "stderr", io.stderr_file);
+    readOptional(*it, "stdin", io.stdin_file);
     if (io.addr.empty() || io.port <= 0 || io.port > 65535) {
       return Error{"spec.json: key \"io\" needs \"addr\" and a \"port\" in 1-65535"};
     }

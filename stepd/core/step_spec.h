@@ -52,6 +52,11 @@ struct IoSpec {
   int port = 0;
   std::string token;
   bool pty = false;  // srun --pty: the one task runs on a pseudo terminal
+  // srun -o/-e/-i: these streams go to files on the node instead of srun
+  // (patterns as for batch steps; empty: the stream goes to srun).
+  std::string stdout_file;
+  std::string stderr_file;
+  std::string stdin_file;
 };
 
 // The GPU management library the step's launcher loads and holds while the

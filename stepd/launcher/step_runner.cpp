@@ -252,6 +252,27 @@ class StepRunner {
     return argv;
   }
 
+  // srun -o/-e/-i: the step's files as a spec StepStreams opens (stdin
+  // /dev/null when not named), or nothing when every stream goes to srun.
+  std::optional<StepSpec> ioFilesSpec() const {
+    const IoSpec& io = *spec_.io;
+    if (io.pty || (io.stdout_file.empty() && io.stderr_file.empty() && io.stdin_file.empty())) return std::nullopt;
+    StepSpec files = spec_;
+    files.stdout_pattern = io.stdout_file;
+    files.stderr_pattern = io.stderr_file;
+    files.stdin_path = io.stdin_file.empty() ? "/dev/null" : io.stdin_file;
+    return files;
+  }
+
+  // A task's srun streams with the named files in their place. As in
+  // Slurm, -o alone takes stderr too.
+  static TaskStreams withIoFiles(TaskStreams toSrun, const TaskStreams& files, const IoSpec& io) {
+    if (!io.stdout_file.empty()) toSrun.out = files.out;
+    if (!io.stderr_file.empty() || !io.stdout_file.empty()) toSrun.err = files.err;
+    if (!io.stdin_file.empty()) toSrun.in = files.in;
+    return toSrun;
+  }
+
   Status startTasks() {
     if (spec_.holdsOnly()) {
       log_.info("extern step: holding the job's confinement, no task");
@@ -267,6 +288,11 @@ class StepRunner {
     }
     if (spec_.io) {
       io_ = std::make_unique<IoForwarder>(spec_, *spec_.io);
+      if (auto files = ioFilesSpec()) {
+        auto opened = StepStreams::open(*files, identity());
+        if (!opened) return Error{opened.error()};
+        streams_.emplace(std::move(*opened));
+      }
     } else {
       auto opened = StepStreams::open(spec_, identity());
       if (!opened) return Error{opened.error()};
@@ -278,6 +304,7 @@ class StepRunner {
         auto opened = io_->openTask(spec_.first_task_id + local);
         if (!opened) return Error{opened.error()};
         task_streams = *opened;
+        if (streams_) task_streams = withIoFiles(task_streams, streams_->forTask(local), *spec_.io);
       } else {
         task_streams = streams_->forTask(local);
       }

@@ -24,6 +24,19 @@ TEST_CASE("an interactive step names srun's endpoint in the io object", "[stepd]
   CHECK(terminal->io->pty);
 }
 
+TEST_CASE("srun's -o/-e/-i files ride in the io object", "[stepd][spec]") {
+  auto spec = parseStepSpec(stepWith(
+      R"(, "io": {"addr": "h", "port": 9, "stdout": "out-%t", "stderr": "/dev/null", "stdin": "in.txt"})"));
+  REQUIRE(spec.ok());
+  CHECK(spec->io->stdout_file == "out-%t");
+  CHECK(spec->io->stderr_file == "/dev/null");
+  CHECK(spec->io->stdin_file == "in.txt");
+  auto plain = parseStepSpec(stepWith(R"(, "io": {"addr": "h", "port": 9})"));
+  REQUIRE(plain.ok());
+  CHECK(plain->io->stdout_file.empty());
+  CHECK(plain->io->stdin_file.empty());
+}
+
 TEST_CASE("without io the step writes files as before", "[stepd][spec]") {
   auto spec = parseStepSpec(stepWith(""));
   REQUIRE(spec.ok());

@@ -95,6 +95,22 @@ TEST_CASE("each kind of step carries what it runs and only that") {
   REQUIRE(srun.gpus_size() == 1);
 }
 
+TEST_CASE("an interactive step names files only where srun was given them; none is /dev/null") {
+  Fixture f;
+  f.job.spec.set_stdout_pattern("job-%j.out");  // the job's own file is not the step's
+  auto toSrun = f.build("3", &f.interactive);
+  CHECK(toSrun.stdout_pattern().empty());
+  CHECK(toSrun.stderr_pattern().empty());
+  CHECK(toSrun.stdin_path().empty());
+  f.interactive.mutable_spec()->set_stdout_pattern("step-%t.out");
+  f.interactive.mutable_spec()->set_stderr_pattern("none");
+  f.interactive.mutable_spec()->set_stdin_path("input.txt");
+  auto toFiles = f.build("3", &f.interactive);
+  CHECK(toFiles.stdout_pattern() == "step-%t.out");
+  CHECK(toFiles.stderr_pattern() == "/dev/null");
+  CHECK(toFiles.stdin_path() == "input.txt");
+}
+
 TEST_CASE("an interactive step carries its --gpu-bind, else its job's") {
   Fixture f;
   CHECK(f.build("0", &f.interactive).gpu_bind().empty());
