@@ -53,6 +53,7 @@ int runSalloc(const std::vector<std::string>& args) {
     return 0;
   }
   reportWarnings("salloc", invocation->warnings);
+  for (const auto& line : invocation->definedOptions) std::cerr << "salloc: " << line << "\n";
   const bool informs = invocation->verbosity.informs();
   auto client = ControllerClient::connect(invocation->confDir);
   if (!client) return reportError("salloc", client.error());

@@ -195,6 +195,7 @@ int runSrun(const std::vector<std::string>& args) {
     return 0;
   }
   reportWarnings("srun", invocation->warnings);
+  for (const auto& line : invocation->definedOptions) std::cerr << "srun: " << line << "\n";
   const Verbosity& verbosity = invocation->verbosity;
   // Before any thread exists, so that every thread inherits the blocked
   // signals and only the forwarder's sigwait receives them. A closed output

@@ -1,6 +1,7 @@
 #include "cli/srun_options.h"
 
 #include "cli/arg_parsing.h"
+#include "cli/defined_options.h"
 #include "cli/usage_text.h"
 
 namespace gantry::cli {
@@ -76,6 +77,7 @@ Result<InteractiveInvocation> prepareInteractive(const std::string& program,
     result.command.clear();
   }
   result.verbosity = options.verbosity;
+  if (result.verbosity.verbose > 0) result.definedOptions = definedOptionLines(app);
   std::vector<std::string> ignored = ignoredOptionWarnings(options);
   result.warnings.insert(result.warnings.begin(), ignored.begin(), ignored.end());
   if (program == "srun" && result.command.empty()) {

@@ -32,6 +32,9 @@ struct InteractiveInvocation {
   // and exit with usageExitCode(), before any contact with the controller.
   std::string usageError;
   Verbosity verbosity;
+  // With -v: Slurm's "defined options" block (defined_options.h), one line
+  // each, for "srun: " / "salloc: ".
+  std::vector<std::string> definedOptions;
   std::vector<std::string> warnings;  // one line each, for "srun: warning: "
 };
 

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "cli/job_options.h"
 #include "cli/output_labels.h"
 #include "cli/srun_options.h"
@@ -27,6 +29,31 @@ TEST_CASE("srun options come before the command, which keeps its own options", "
   CHECK(run->spec.name() == "sh");
   CHECK(run->spec.work_dir() == "/home/alice");
   CHECK(run->command == std::vector<std::string>{"sh", "-c", "echo -n x"});
+}
+
+TEST_CASE("srun -v lists the options the command line set, as Slurm's 'defined options'", "[cli][srun]") {
+  auto quiet = prepareInteractive("srun", {"-n3", "true"}, context());
+  REQUIRE(quiet.ok());
+  CHECK(quiet->definedOptions.empty());
+  auto run = prepareInteractive("srun", {"-N", "1", "--ntasks=3", "-O", "-vv", "--gres=gpu:2", "hostname", "-v"},
+                                context());
+  REQUIRE(run.ok());
+  const std::vector<std::string> expected = {
+      "defined options",
+      "-------------------- --------------------",
+  };
+  REQUIRE(run->definedOptions.size() > 4);
+  CHECK(std::vector<std::string>(run->definedOptions.begin(), run->definedOptions.begin() + 2) == expected);
+  CHECK(run->definedOptions.back() == "end of defined options");
+  auto has = [&](const std::string& line) {
+    return std::find(run->definedOptions.begin(), run->definedOptions.end(), line) != run->definedOptions.end();
+  };
+  CHECK(has("nodes               : 1"));
+  CHECK(has("ntasks              : 3"));
+  CHECK(has("overcommit          : set"));
+  CHECK(has("verbose             : 2"));  // the command's own -v is not srun's
+  CHECK(has("gres                : gpu:2"));
+  CHECK(run->definedOptions.size() == 2 + 5 + 2);
 }
 
 TEST_CASE("srun refuses a missing command and sbatch-only options", "[cli][srun]") {
