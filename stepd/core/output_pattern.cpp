@@ -1,6 +1,17 @@
 #include "stepd/core/output_pattern.h"
 
+#include <algorithm>
+
 namespace gantry::stepd {
+
+namespace {
+
+// Slurm's "%4t": digits after the % pad a number with zeros.
+std::string padded(const std::string& digits, size_t width) {
+  return digits.size() >= width ? digits : std::string(width - digits.size(), '0') + digits;
+}
+
+}  // namespace
 
 std::string expandOutputPattern(const std::string& pattern, const OutputPatternValues& values) {
   std::string out;
@@ -9,18 +20,34 @@ std::string expandOutputPattern(const std::string& pattern, const OutputPatternV
       out += pattern[i];
       continue;
     }
+    size_t start = i;
+    size_t width = 0;
+    while (i + 1 < pattern.size() && pattern[i + 1] >= '0' && pattern[i + 1] <= '9') {
+      width = std::min<size_t>(width * 10 + static_cast<size_t>(pattern[++i] - '0'), 64);
+    }
+    if (i + 1 == pattern.size()) {  // "%3" at the end: nothing to expand
+      out += pattern.substr(start);
+      break;
+    }
     const char code = pattern[++i];
+    const std::string job = std::to_string(values.job_id);
     switch (code) {
-      case 'j': out += std::to_string(values.job_id); break;
+      // Without arrays (yet) %A, the array's job id, is the job's own.
+      case 'j':
+      case 'A': out += padded(job, width); break;
+      // job.step, except for the batch step, which is the job alone.
+      case 'J':
+        out += padded(job, width);
+        if (values.step_id != "batch" && !values.step_id.empty()) out += "." + values.step_id;
+        break;
       case 'u': out += values.user; break;
       case 'x': out += values.job_name; break;
       case 'N': out += values.node_name; break;
       case 's': out += values.step_id; break;
-      case 't': out += std::to_string(values.task_id); break;
+      case 't': out += padded(std::to_string(values.task_id), width); break;
+      case 'n': out += padded(std::to_string(values.node_id), width); break;
       case '%': out += '%'; break;
-      default:
-        out += '%';
-        out += code;
+      default: out += pattern.substr(start, i - start + 1);
     }
   }
   if (!out.empty() && out.front() != '/' && !values.work_dir.empty()) {
@@ -34,8 +61,10 @@ std::string expandOutputPattern(const std::string& pattern, const OutputPatternV
 bool patternIsPerTask(const std::string& pattern) {
   for (size_t i = 0; i + 1 < pattern.size(); ++i) {
     if (pattern[i] != '%') continue;
-    if (pattern[i + 1] == 't') return true;
-    ++i;  // skip the code, so "%%t" is a literal
+    size_t code = i + 1;
+    while (code < pattern.size() && pattern[code] >= '0' && pattern[code] <= '9') ++code;  // "%3t"
+    if (code < pattern.size() && pattern[code] == 't') return true;
+    i = code;  // skip the code, so "%%t" is a literal
   }
   return false;
 }

@@ -16,6 +16,7 @@ struct OutputPatternValues {
   std::string node_name;
   std::string step_id;
   int task_id = 0;
+  int node_id = 0;  // the node's index in the step (%n)
   std::string work_dir;
 };
 

@@ -16,8 +16,34 @@ TEST_CASE("output patterns expand every sequence", "[stepd][pattern]") {
   CHECK(expandOutputPattern("out", values) == "/w/out");
 }
 
+TEST_CASE("output patterns take Slurm's job.step, node index, array id and zero padding", "[stepd][pattern]") {
+  OutputPatternValues values{.job_id = 913, .user = "bo", .job_name = "j", .node_name = "k7",
+                             .step_id = "4", .task_id = 12, .node_id = 2, .work_dir = "/d"};
+  struct Row {
+    const char* rule;
+    const char* pattern;
+    const char* expanded;
+  };
+  const Row rows[] = {
+      {"%J is job.step", "o.%J", "/d/o.913.4"},
+      {"%n is the node's index in the step", "o.%n", "/d/o.2"},
+      {"%A is the job id while there are no arrays", "o.%A", "/d/o.913"},
+      {"digits pad numbers with zeros", "o.%5j.%3t.%2n", "/d/o.00913.012.02"},
+      {"padding never cuts", "o.%1j", "/d/o.913"},
+      {"an unknown code stays as written, digits too", "o.%4q", "/d/o.%4q"},
+      {"digits at the end stay as written", "o.%12", "/d/o.%12"},
+  };
+  for (const Row& row : rows) {
+    INFO(row.rule);
+    CHECK(expandOutputPattern(row.pattern, values) == row.expanded);
+  }
+  values.step_id = "batch";
+  CHECK(expandOutputPattern("o.%J", values) == "/d/o.913");  // the batch step is the job alone
+}
+
 TEST_CASE("per-task patterns are recognised", "[stepd][pattern]") {
   CHECK(patternIsPerTask("out-%t"));
+  CHECK(patternIsPerTask("out-%3t"));
   CHECK_FALSE(patternIsPerTask("out-%%t"));
   CHECK_FALSE(patternIsPerTask("out-%j"));
 }
