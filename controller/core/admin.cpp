@@ -3,6 +3,8 @@
 // the action changes is the lifecycle's.
 #include "controller/core/controller_core.h"
 
+#include <csignal>
+
 #include "common/hostlist/hostlist.h"
 #include "controller/drain/node_drain_state.h"
 
@@ -30,6 +32,7 @@ void ControllerCore::cancelJob(v1::CancelJobRequest request, auth::Identity call
     auto refuse = [&](uint64_t id, const std::string& why) {
       response.add_errors("Kill job error on job id " + std::to_string(id) + ": " + why);
     };
+    cancelSteps(request, caller, response);
     uint64_t lastChanged = 0;
     for (uint64_t id : ids) {
       JobRecord* job = state_.findJob(id);
@@ -63,6 +66,38 @@ void ControllerCore::cancelJob(v1::CancelJobRequest request, auth::Identity call
       reply(std::move(*shared));
     });
   });
+}
+
+// scancel <job>.<step>: the step's tasks get the signal (SIGKILL to
+// cancel, as Slurm ends a step); the step then ends as its nodes report,
+// and the job goes on. Best effort, like a job signal.
+void ControllerCore::cancelSteps(const v1::CancelJobRequest& request, const auth::Identity& caller,
+                                 v1::CancelJobResponse& response) {
+  for (const v1::StepRef& ref : request.steps()) {
+    auto refuse = [&](const std::string& why) {
+      response.add_errors("Kill job error on job step id " + std::to_string(ref.job_id()) + "." +
+                          std::to_string(ref.step_id()) + ": " + why);
+    };
+    JobRecord* job = state_.findJob(ref.job_id());
+    if (job == nullptr) {
+      refuse("Invalid job id specified");
+      continue;
+    }
+    if (job->uid != caller.uid && !isAdministrator(caller)) {
+      refuse("Access/permission denied");
+      continue;
+    }
+    auto step = job->steps.find(ref.step_id());
+    if (isEnded(job->state) || step == job->steps.end() || step->second.ended()) {
+      refuse(step == job->steps.end() && !isEnded(job->state) ? "Invalid job id specified"
+                                                              : "Job/step already completing or completed");
+      continue;
+    }
+    int signal = request.signal() != 0 ? request.signal() : SIGKILL;
+    std::vector<std::string> nodes(step->second.nodesLeft.begin(), step->second.nodesLeft.end());
+    executor_.execute({SignalOnNodes{job->id, std::move(nodes), signal, SignalScope::Steps,
+                                     std::to_string(ref.step_id())}});
+  }
 }
 
 void ControllerCore::updateNode(v1::UpdateNodeRequest request, auth::Identity caller,

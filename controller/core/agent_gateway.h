@@ -34,7 +34,9 @@ class AgentGateway {
   virtual ~AgentGateway() = default;
   virtual void launchStep(const AgentAddress& to, v1::LaunchStepRequest request, Callback done) = 0;
   virtual void terminateJob(const AgentAddress& to, uint64_t jobId, Callback done) = 0;
-  virtual void signalJob(const AgentAddress& to, uint64_t jobId, int signal, SignalScope scope, Callback done) = 0;
+  // `stepId` non-empty: that step's tasks only; otherwise `scope` decides.
+  virtual void signalJob(const AgentAddress& to, uint64_t jobId, const std::string& stepId, int signal,
+                         SignalScope scope, Callback done) = 0;
   virtual void suspendJob(const AgentAddress& to, uint64_t jobId, Callback done) = 0;
   virtual void resumeJob(const AgentAddress& to, uint64_t jobId, Callback done) = 0;
   // Asks the agent to re-read its configuration (scontrol reconfigure);

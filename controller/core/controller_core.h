@@ -209,6 +209,10 @@ class ControllerCore {
   // Every job holding resources on a node that went away is requeued (or
   // ends NODE_FAIL).
   void loseJobsOn(NodeRecord& node, JobReason why);
+  // The step part of a cancellation (CancelJobRequest.steps); refusals go
+  // into `response`.
+  void cancelSteps(const v1::CancelJobRequest& request, const auth::Identity& caller,
+                   v1::CancelJobResponse& response);
   // The selection share group a job's allocation belongs to under the
   // running configuration (select::kUnshared when it may not share).
   int shareGroupFor(const JobRecord& job);

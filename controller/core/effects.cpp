@@ -150,7 +150,7 @@ void EffectExecutor::execute(const Effects& effects, std::function<void(const St
       // A user's signal is best effort, never retried (as scancel -s).
       for (const auto& name : signal->nodes) {
         if (NodeRecord* node = state_.findNode(name)) {
-          agents_.signalJob(addressOf(*node), signal->job, signal->signal, signal->scope, {});
+          agents_.signalJob(addressOf(*node), signal->job, signal->step, signal->signal, signal->scope, {});
         }
       }
     } else if (const auto* drain = std::get_if<DrainNode>(&effect)) {

@@ -38,10 +38,12 @@ class GrpcAgentGateway final : public AgentGateway {
       return stub.TerminateJob(context, request, &reply);
     });
   }
-  void signalJob(const AgentAddress& to, uint64_t jobId, int signal, SignalScope scope, Callback done) override {
-    call(to, std::move(done), kControlTimeout, [jobId, signal, scope](v1::Agent::Stub& stub, grpc::ClientContext* context) {
+  void signalJob(const AgentAddress& to, uint64_t jobId, const std::string& stepId, int signal, SignalScope scope,
+                 Callback done) override {
+    call(to, std::move(done), kControlTimeout, [jobId, stepId, signal, scope](v1::Agent::Stub& stub, grpc::ClientContext* context) {
       v1::SignalJobRequest request;
       request.set_job_id(jobId);
+      request.set_step_id(stepId);
       request.set_signal(signal);
       request.set_scope(scope == SignalScope::Batch  ? v1::SIGNAL_SCOPE_BATCH
                         : scope == SignalScope::Full ? v1::SIGNAL_SCOPE_FULL

@@ -43,6 +43,7 @@ struct SignalOnNodes {
   std::vector<std::string> nodes;
   int signal = 0;
   SignalScope scope = SignalScope::Steps;
+  std::string step;  // non-empty: that step's tasks only
 };
 // Take the node out of service with a reason (a launch that failed there).
 struct DrainNode { std::string node; std::string reason; };

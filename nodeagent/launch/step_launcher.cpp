@@ -356,14 +356,15 @@ void StepLauncher::queueDrain(const FinishedStep& step) {
   drainReasons_->reasons.push_back(step.drainReason);
 }
 
-Status StepLauncher::signalJob(uint64_t jobId, int signal, v1::SignalScope scope) {
+Status StepLauncher::signalJob(uint64_t jobId, int signal, v1::SignalScope scope, const std::string& stepId) {
   std::lock_guard lock(mutex_);
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(stepsDir(), ec)) {
     StepKey key;
     if (!parseDirName(entry.path().filename().string(), &key) || key.jobId != jobId) continue;
+    if (!stepId.empty() && key.stepId != stepId) continue;
     if (fs::exists(entry.path() / "result.json")) continue;
-    auto reach = taskSignalReach(scope, key.stepId, signal);
+    auto reach = taskSignalReach(stepId.empty() ? scope : v1::SIGNAL_SCOPE_STEPS, key.stepId, signal);
     // Only a gantrystepd that wrote its pid has the channel open (it
     // blocks it first); before that the request would kill it.
     int pid = readPid(entry.path());

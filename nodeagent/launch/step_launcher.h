@@ -118,7 +118,8 @@ class StepLauncher {
 
   // A user's signal (scancel -s) for the job's tasks, as taskSignalReach
   // says; gantrystepd passes it on and never acts on it itself.
-  Status signalJob(uint64_t jobId, int signal, v1::SignalScope scope);
+  // `stepId` non-empty: that step only (its tasks), whatever `scope` says.
+  Status signalJob(uint64_t jobId, int signal, v1::SignalScope scope, const std::string& stepId = "");
   // Administrator actions: freeze (or stop) and thaw every step of the job.
   Status suspendJob(uint64_t jobId);
   Status resumeJob(uint64_t jobId);

@@ -42,7 +42,7 @@ grpc::Status AgentService::SignalJob(grpc::ServerContext* context, const v1::Sig
   if (!v1::SignalScope_IsValid(request->scope())) {
     return rpc::toGrpcStatus(Error{ErrorCode::Invalid, "invalid signal scope " + std::to_string(request->scope())});
   }
-  auto sent = launcher_.signalJob(request->job_id(), request->signal(), request->scope());
+  auto sent = launcher_.signalJob(request->job_id(), request->signal(), request->scope(), request->step_id());
   if (!sent) return rpc::toGrpcStatus(sent.failure());
   return grpc::Status::OK;
 }

@@ -58,7 +58,8 @@ class CountingGateway final : public core::AgentGateway {
  public:
   void launchStep(const core::AgentAddress&, v1::LaunchStepRequest, Callback done) override { answer(done); }
   void terminateJob(const core::AgentAddress&, uint64_t, Callback done) override { answer(done); }
-  void signalJob(const core::AgentAddress&, uint64_t, int, core::SignalScope, Callback done) override {
+  void signalJob(const core::AgentAddress&, uint64_t, const std::string&, int, core::SignalScope,
+                 Callback done) override {
     answer(done);
   }
   void suspendJob(const core::AgentAddress&, uint64_t, Callback done) override { answer(done); }

@@ -358,6 +358,27 @@ TEST_CASE("scancel reports each failed job and exits 1", "[cli][commands]") {
   CHECK_THAT(badSignal.err, Catch::Contains("-s/--signal: invalid signal 'WIBBLE'"));
 }
 
+TEST_CASE("scancel takes steps and comma lists and says what it sends with -v", "[cli][commands]") {
+  Cluster cluster;
+  auto signalled = run(runScancel, {"-s", "HUP", "12.3,13", "--verbose"}, cluster);
+  CHECK(signalled.status == 0);
+  const auto& sent = cluster.controller.lastCancel;
+  REQUIRE(sent.steps_size() == 1);
+  CHECK(sent.steps(0).job_id() == 12);
+  CHECK(sent.steps(0).step_id() == 3);
+  CHECK(std::vector<uint64_t>(sent.job_ids().begin(), sent.job_ids().end()) == std::vector<uint64_t>{13});
+  CHECK(signalled.err == "scancel: Signal 1 to step 12.3\nscancel: Signal 1 to job 13\n");
+  auto cancelled = run(runScancel, {"-v", "12"}, cluster);
+  CHECK(cancelled.err == "scancel: Terminating job 12\n");
+  CHECK(run(runScancel, {"12"}, cluster).err.empty());  // quiet without -v
+  for (const char* bad : {"12.x", "12.", ".3", "0", "12,,x"}) {
+    INFO(bad);
+    auto refused = run(runScancel, {bad}, cluster);
+    CHECK(refused.status == 1);
+    CHECK_THAT(refused.err, Catch::Contains("Invalid job id "));
+  }
+}
+
 TEST_CASE("scontrol show, update and job actions", "[cli][commands]") {
   Cluster cluster;
   auto job = run(runScontrol, {"show", "job", "12", "-d"}, cluster);

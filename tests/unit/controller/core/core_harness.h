@@ -50,7 +50,18 @@ class RecordingGateway final : public core::AgentGateway {
     }
     if (done) done(okStatus());
   }
-  void signalJob(const core::AgentAddress&, uint64_t, int, core::SignalScope, Callback done) override {
+  struct SentSignal {
+    std::string node;
+    uint64_t job;
+    std::string step;
+    int signal;
+  };
+  void signalJob(const core::AgentAddress& to, uint64_t jobId, const std::string& stepId, int signal,
+                 core::SignalScope, Callback done) override {
+    {
+      std::lock_guard lock(mutex);
+      signals.push_back({to.node, jobId, stepId, signal});
+    }
     if (done) done(okStatus());
   }
   void suspendJob(const core::AgentAddress& to, uint64_t jobId, Callback done) override {
@@ -110,6 +121,7 @@ class RecordingGateway final : public core::AgentGateway {
   std::mutex mutex;
   std::vector<std::pair<std::string, v1::LaunchStepRequest>> launches;
   std::vector<std::pair<std::string, uint64_t>> terminated;
+  std::vector<SentSignal> signals;  // every signalJob, in order
   std::vector<uint64_t> suspended;
   std::vector<std::pair<std::string, uint64_t>> suspendedOn;
   std::vector<uint64_t> resumed;

@@ -189,6 +189,44 @@ TEST_CASE("an --overlap step shares what the other steps hold and holds nothing 
   CHECK(coresOf(h.agents.launchesOf(whole->step_id())[0]).size() == 3);
 }
 
+TEST_CASE("scancel of one step signals only that step's nodes and leaves the job running", "[core][steps]") {
+  Harness h;
+  uint64_t id = h.runningJob(allocationSpec(2));
+  REQUIRE(h.step(id, 1, true).ok());  // step 0
+  REQUIRE(h.step(id, 1, true).ok());  // step 1
+  auto cancel = [&](uint32_t step, int signal, const auth::Identity& caller) {
+    v1::CancelJobRequest request;
+    auto* ref = request.add_steps();
+    ref->set_job_id(id);
+    ref->set_step_id(step);
+    request.set_signal(signal);
+    auto answer = h.await<v1::CancelJobResponse>([&](auto reply) { h.core->cancelJob(request, caller, reply); });
+    REQUIRE(answer.ok());
+    return *answer;
+  };
+  CHECK(cancel(1, 0, kOwner).errors().empty());
+  REQUIRE(h.agents.signals.size() == 1);
+  CHECK(h.agents.signals[0].job == id);
+  CHECK(h.agents.signals[0].step == "1");
+  CHECK(h.agents.signals[0].signal == SIGKILL);  // cancelling a step kills its tasks
+  CHECK(h.agents.signals[0].node == h.agents.launchesOf("1")[0].node_list());
+  CHECK(h.job(id).state() == v1::RUNNING);
+  CHECK(cancel(0, SIGUSR1, kOwner).errors().empty());
+  CHECK(h.agents.signals.back().signal == SIGUSR1);
+
+  auto other = cancel(0, 0, kOther);
+  REQUIRE(other.errors_size() == 1);
+  CHECK(other.errors(0) == "Kill job error on job step id " + std::to_string(id) + ".0: Access/permission denied");
+  auto missing = cancel(9, 0, kOwner);
+  REQUIRE(missing.errors_size() == 1);
+  CHECK(missing.errors(0) == "Kill job error on job step id " + std::to_string(id) + ".9: Invalid job id specified");
+  h.stepEnded(id, "0", h.agents.launchesOf("0")[0].node_list(), 0);
+  auto ended = cancel(0, 0, kOwner);
+  REQUIRE(ended.errors_size() == 1);
+  CHECK_THAT(ended.errors(0), Catch::Contains("Job/step already completing or completed"));
+  CHECK(h.agents.signals.size() == 2);  // refusals send nothing
+}
+
 TEST_CASE("a suspended job refuses new steps with the message srun retries on", "[core][steps]") {
   Harness h;
   uint64_t id = h.runningJob(allocationSpec(1));
