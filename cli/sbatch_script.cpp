@@ -27,7 +27,7 @@ Result<std::vector<std::string>> splitShellWords(const std::string& text) {
     if (quote != 0) {
       if (c == quote) {
         quote = 0;
-      } else if (c == '\\' && quote == '"' && i + 1 < text.size()) {
+      } else if (c == '\\' && i + 1 < text.size()) {  // in either quote, as Slurm's sbatch reads it
         current += text[++i];
       } else {
         current += c;

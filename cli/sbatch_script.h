@@ -24,7 +24,8 @@ struct Directive {
 Result<std::vector<Directive>> readDirectives(const std::string& scriptText);
 
 // Splits text into words: whitespace separates, single and double quotes
-// group, backslash escapes the next character outside single quotes.
+// group, backslash escapes the next character, inside quotes too (Slurm's
+// sbatch reads '#SBATCH -o 'a\ b'' as the name "a b", unlike a shell).
 Result<std::vector<std::string>> splitShellWords(const std::string& text);
 
 // The script --wrap submits: "#!/bin/sh\n<command>\n".

@@ -125,7 +125,12 @@ def test_squeue_refuses_a_job_id_that_is_not_a_number(busy_cluster):
 
 
 def test_a_node_count_takes_slurms_k_suffix(busy_cluster):
+    # 1k nodes are 1024 CPUs at least: Slurm checks the CPUs first.
     result = busy_cluster.cli("srun", "-p", "left", "-N", "1k", "true", check=False)
     assert result.returncode != 0
+    assert result.stderr.startswith("srun: error: Unable to allocate resources: More processors requested "
+                                    "than permitted: 1024 CPUs requested, the partition's nodes have 12")
+    # Within the CPUs, the node count is what is refused.
+    result = busy_cluster.cli("srun", "-p", "left", "-N", "3", "true", check=False)
     assert result.stderr.startswith("srun: error: Unable to allocate resources: Node count specification "
-                                    "invalid: 1024 nodes requested, the partition has 2")
+                                    "invalid: 3 nodes requested, the partition has 2")

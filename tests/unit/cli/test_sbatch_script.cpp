@@ -41,6 +41,12 @@ TEST_CASE("shell words honour quotes and escapes", "[cli][sbatch]") {
   CHECK(*words == std::vector<std::string>{"a", "b c", "d e", "f g", "h\"i"});
 }
 
+TEST_CASE("a backslash escapes inside quotes too, as Slurm reads directives", "[cli][sbatch]") {
+  auto words = splitShellWords(R"(-o 'log\ dir/out' -e "x\ y" 'it\'s')");
+  REQUIRE(words.ok());
+  CHECK(*words == std::vector<std::string>{"-o", "log dir/out", "-e", "x y", "it's"});
+}
+
 TEST_CASE("--wrap makes a /bin/sh script", "[cli][sbatch]") {
   CHECK(wrapCommand("hostname") == "#!/bin/sh\nhostname\n");
 }

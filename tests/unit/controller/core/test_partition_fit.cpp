@@ -25,6 +25,9 @@ TEST_CASE("a job's size is checked against its partition with Slurm's texts", "[
       {"more CPUs than all nodes hold",
        {.minNodes = 1, .minCpus = 45},
        "More processors requested than permitted: 45 CPUs requested, the partition's nodes have 44"},
+      {"more nodes than the partition has CPUs: the CPU refusal comes first",
+       {.minNodes = 50, .minCpus = 1},
+       "More processors requested than permitted: 50 CPUs requested, the partition's nodes have 44"},
       {"a task larger than any node is left to selection",
        {.minNodes = 1, .minCpus = 48, .cpusPerTask = 48}, nullptr},
   };
