@@ -150,13 +150,14 @@ def test_prolog_flags_contain_runs_an_extern_step_for_the_job(cluster_factory):
 
 def test_gres_test_bash_gives_each_concurrent_step_its_own_gpus(cluster_factory):
     # The spec's gres_test.bash on a node with four (fixture) GPUs. The sruns
-    # start a moment apart so their step ids follow the script's order.
+    # start a moment apart so their step ids follow the script's order, and
+    # each lasts long enough to overlap the others even on a loaded machine.
     hosts = Path(__file__).resolve().parents[1] / "fixtures" / "hosts"
     cluster = cluster_factory(
         nodes=[{"name": "pairs", "cpus": 4, "gres": "gpu:4", "host_root": hosts / "pcie4-linked-pairs"}],
         gres_conf="NodeName=pairs AutoDetect=nvidia\n")
     gantry = binary("gantry")
-    show = "echo JobStep=$SLURM_JOB_ID.$SLURM_STEP_ID CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES; sleep 1"
+    show = "echo JobStep=$SLURM_JOB_ID.$SLURM_STEP_ID CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES; sleep 4"
     path = cluster.root / "gres_test.bash"
     path.write_text("#!/bin/sh\n"
                     f"{gantry} srun --gres=gpu:2 -n2 --exclusive sh -c '{show}' &\nsleep 0.5\n"
