@@ -14,17 +14,19 @@ def running_steps(cluster, job):
 
 
 def two_step_job(cluster, tmp_path):
-    """A batch job running steps 0 and 1 side by side; step 1 says when it got SIGUSR1."""
+    """A batch job running steps 0 and 1 side by side; step 1 says when its
+    trap is set (a signal before that would end the shell) and when it got SIGUSR1."""
     gantry = binary("gantry")
     script = tmp_path / "two.sh"
     script.write_text(
         "#!/bin/sh\n"
         f"{gantry} srun -n1 --overlap sleep 300 &\n"
         f"{gantry} srun -n1 --overlap sh -c 'trap \"echo got-usr1 > {tmp_path}/usr1\" USR1; "
-        "while :; do sleep 0.2; done' &\n"
+        f"touch {tmp_path}/trap-set; while :; do sleep 0.2; done' &\n"
         "wait\n")
     job = cluster.sbatch("-N1", "-n2", "-o", str(tmp_path / "two.out"), str(script))
     wait_for(lambda: running_steps(cluster, job) == [f"{job}.0", f"{job}.1"], timeout=30, what="both steps")
+    wait_for(lambda: (tmp_path / "trap-set").exists(), timeout=30, what="step 1's trap")
     return job
 
 
