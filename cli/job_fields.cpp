@@ -50,6 +50,14 @@ std::string jobStateCompact(JobState state) {
   return "?";
 }
 
+std::string jobStateName(const gantry::v1::Job& job) {
+  return job.stopped() && job.state() == gantry::v1::RUNNING ? "STOPPED" : jobStateName(job.state());
+}
+
+std::string jobStateCompact(const gantry::v1::Job& job) {
+  return job.stopped() && job.state() == gantry::v1::RUNNING ? "ST" : jobStateCompact(job.state());
+}
+
 std::optional<JobState> parseJobState(const std::string& text) {
   std::string word = upper(text);
   for (const auto& entry : kStates) {

@@ -14,6 +14,10 @@ namespace gantry::cli {
 std::string jobStateName(gantry::v1::JobState state);
 // "R", "PD", "CG", ...
 std::string jobStateCompact(gantry::v1::JobState state);
+// The state a job is shown in: its state, or STOPPED / ST for a running
+// job whose tasks were stopped with scancel -s STOP (Slurm's flag).
+std::string jobStateName(const gantry::v1::Job& job);
+std::string jobStateCompact(const gantry::v1::Job& job);
 // Accepts either spelling, any case ("pd", "Running"); nullopt otherwise.
 std::optional<gantry::v1::JobState> parseJobState(const std::string& text);
 

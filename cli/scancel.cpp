@@ -1,5 +1,6 @@
 // gantry scancel: cancel or signal jobs (or single steps) by id or by user.
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -8,13 +9,16 @@
 #include "cli/controller_client.h"
 #include "cli/signal_names.h"
 #include "cli/subcommands.h"
+#include "common/util/sluid.h"
 
 namespace gantry::cli {
 namespace {
 
 struct CancelTarget {
-  uint64_t job = 0;
+  uint64_t job = 0;          // 0 while the job is named by its SLUID
+  std::string sluid;         // canonical, when typed as one
   std::optional<uint32_t> step;
+  std::string typed;         // as the user wrote it, for -v
 };
 
 bool allDigits(const std::string& text, size_t most) {
@@ -22,19 +26,47 @@ bool allDigits(const std::string& text, size_t most) {
          std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// "<job>" or "<job>.<step>", decimal; anything else is no id.
+// "<job>" or "<job>.<step>", the job decimal or its SLUID; anything else
+// is no id.
 std::optional<CancelTarget> parseCancelTarget(const std::string& id) {
   size_t dot = id.find('.');
   std::string job = id.substr(0, dot);
-  if (!allDigits(job, 19)) return std::nullopt;
-  CancelTarget target{.job = std::stoull(job), .step = std::nullopt};
-  if (target.job == 0) return std::nullopt;
+  CancelTarget target{.typed = id};
+  if (auto sluid = canonicalSluid(job)) {
+    target.sluid = *sluid;
+  } else {
+    if (!allDigits(job, 19)) return std::nullopt;
+    target.job = std::stoull(job);
+    if (target.job == 0) return std::nullopt;
+  }
   if (dot != std::string::npos) {
     std::string step = id.substr(dot + 1);
     if (!allDigits(step, 9)) return std::nullopt;
     target.step = static_cast<uint32_t>(std::stoul(step));
   }
   return target;
+}
+
+// Fills in the job id of every target typed as a SLUID, with one listing
+// for all of them; returns the first target whose SLUID names no job
+// (empty when all resolved).
+std::string resolveSluids(const ControllerClient& client, std::vector<CancelTarget>& targets) {
+  gantry::v1::ListJobsRequest request;
+  for (const CancelTarget& target : targets) {
+    if (!target.sluid.empty()) request.add_sluids(target.sluid);
+  }
+  if (request.sluids().empty()) return "";
+  std::map<std::string, uint64_t> ids;
+  if (auto listed = client.listJobs(request)) {
+    for (const auto& job : listed->jobs()) ids[job.sluid()] = job.job_id();
+  }
+  for (CancelTarget& target : targets) {
+    if (target.sluid.empty()) continue;
+    auto found = ids.find(target.sluid);
+    if (found == ids.end()) return target.typed;
+    target.job = found->second;
+  }
+  return "";
 }
 
 }  // namespace
@@ -62,28 +94,20 @@ int runScancel(const std::vector<std::string>& args) {
     return 0;
   }
 
-  gantry::v1::CancelJobRequest request;
-  std::vector<std::string> targets;  // "job N" / "step N.M", for -v
+  std::vector<CancelTarget> targets;
   for (const std::string& word : jobIds) {
     std::stringstream parts(word);
     std::string id;
     while (std::getline(parts, id, ',')) {
       auto target = parseCancelTarget(id);
       if (!target) return reportError("scancel", "Invalid job id " + id);
-      if (target->step) {
-        auto* step = request.add_steps();
-        step->set_job_id(target->job);
-        step->set_step_id(*target->step);
-        targets.push_back("step " + id);
-      } else {
-        request.add_job_ids(target->job);
-        targets.push_back("job " + id);
-      }
+      targets.push_back(std::move(*target));
     }
   }
-  if (request.job_ids().empty() && request.steps().empty() && user.empty()) {
+  if (targets.empty() && user.empty()) {
     return reportError("scancel", "no job identification provided: give job ids or -u USER");
   }
+  gantry::v1::CancelJobRequest request;
   request.set_user(user);
   if (batch && full) return reportError("scancel", "--batch and --full exclude each other");
   // As Slurm's scancel: -b or -f without -s sends SIGKILL to those processes.
@@ -99,11 +123,24 @@ int runScancel(const std::vector<std::string>& args) {
 
   auto client = ControllerClient::connect(confDir);
   if (!client) return reportError("scancel", client.error());
+  if (auto unresolved = resolveSluids(*client, targets); !unresolved.empty()) {
+    return reportError("scancel", "Invalid job id " + unresolved);
+  }
+  for (const CancelTarget& target : targets) {
+    if (target.step) {
+      auto* step = request.add_steps();
+      step->set_job_id(target.job);
+      step->set_step_id(*target.step);
+    } else {
+      request.add_job_ids(target.job);
+    }
+  }
   if (verbose > 0) {
     // Slurm's words, said before each request goes out.
-    for (const std::string& target : targets) {
-      if (request.signal() == 0) std::cerr << "scancel: Terminating " << target << "\n";
-      else std::cerr << "scancel: Signal " << request.signal() << " to " << target << "\n";
+    for (const CancelTarget& target : targets) {
+      std::string what = (target.step ? "step " : "job ") + target.typed;
+      if (request.signal() == 0) std::cerr << "scancel: Terminating " << what << "\n";
+      else std::cerr << "scancel: Signal " << request.signal() << " to " << what << "\n";
     }
   }
   auto response = client->call<gantry::v1::CancelJobResponse>(

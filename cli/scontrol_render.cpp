@@ -161,11 +161,12 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
       options.groupName ? options.groupName(job.gid()) : std::to_string(job.gid());
   Record r;
   r.add("JobId", std::to_string(job.job_id())).add("JobName", spec.name()).next();
+  if (options.details && !job.sluid().empty()) r.add("SLUID", job.sluid()).next();
   r.add("UserId", idWithName(job.user(), job.uid()))
       .add("GroupId", group + "(" + std::to_string(job.gid()) + ")")
       .next();
   r.add("Priority", std::to_string(spec.priority())).next();
-  r.add("JobState", jobStateName(job.state())).add("Reason", jobReason(job)).next();
+  r.add("JobState", jobStateName(job)).add("Reason", jobReason(job)).next();
   r.add("Requeue", spec.no_requeue() ? "0" : "1")
       .add("Restarts", std::to_string(job.restart_count()))
       .add("BatchFlag", job.batch_flag() ? "1" : "0")

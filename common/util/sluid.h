@@ -15,11 +15,18 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace gantry {
 
 std::string jobSluid(const std::string& cluster, uint64_t job_id);
 std::string runSluid(const std::string& cluster, uint64_t job_id, int restarts);
+
+// A SLUID as a user may type it ("s" or "S" and 13 base32 digits in any
+// case; O reads as 0, I and L as 1, as Crockford's alphabet allows) in the
+// form jobSluid writes; nullopt for anything else.
+std::optional<std::string> canonicalSluid(std::string_view text);
 
 }  // namespace gantry

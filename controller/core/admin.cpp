@@ -53,6 +53,7 @@ void ControllerCore::cancelJob(v1::CancelJobRequest request, auth::Identity call
                             : request.signal_scope() == v1::SIGNAL_SCOPE_FULL ? SignalScope::Full
                                                                               : SignalScope::Steps;
         executor_.execute({SignalOnNodes{id, job->nodeNames, request.signal(), scope}});
+        noteStopOrContinue(*job, request.signal());
         continue;
       }
       if (applyJob(*job, job_event::Cancelled{.byUid = caller.uid})) lastChanged = id;
@@ -97,7 +98,19 @@ void ControllerCore::cancelSteps(const v1::CancelJobRequest& request, const auth
     std::vector<std::string> nodes(step->second.nodesLeft.begin(), step->second.nodesLeft.end());
     executor_.execute({SignalOnNodes{job->id, std::move(nodes), signal, SignalScope::Steps,
                                      std::to_string(ref.step_id())}});
+    noteStopOrContinue(*job, signal);
   }
+}
+
+// As Slurm: SIGSTOP to a running job's tasks (or one step's) marks the job
+// STOPPED and SIGCONT clears it. Signals are best effort, so the mark is
+// set when the signal goes out rather than when every node confirmed it.
+void ControllerCore::noteStopOrContinue(JobRecord& job, int signal) {
+  if (job.state != JobState::Running || (signal != SIGSTOP && signal != SIGCONT)) return;
+  bool stopped = signal == SIGSTOP;
+  if (job.stopped == stopped) return;
+  job.stopped = stopped;
+  executor_.execute({PersistJob{job.id}});
 }
 
 void ControllerCore::updateNode(v1::UpdateNodeRequest request, auth::Identity caller,

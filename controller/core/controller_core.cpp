@@ -73,6 +73,10 @@ Result<Ok> ControllerCore::applyJob(JobRecord& job, const JobEvent& event,
   std::vector<std::string> runNodes = held && job.network ? job.nodeNames : std::vector<std::string>{};
   auto effects = onJobEvent(job, event, now(), policy());
   if (!effects) return Error{effects.failure()};
+  // A job that stops running (ends, is requeued or suspended) is no longer
+  // STOPPED: what it shows next is its new state. Before the effects, so
+  // the job is stored without the flag.
+  if (job.state != JobState::Running) job.stopped = false;
   executor_.execute(*effects, std::move(persisted));
   if (held && !job.holdsResources) {
     leaveGang(job);

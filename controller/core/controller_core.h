@@ -213,6 +213,7 @@ class ControllerCore {
   // into `response`.
   void cancelSteps(const v1::CancelJobRequest& request, const auth::Identity& caller,
                    v1::CancelJobResponse& response);
+  void noteStopOrContinue(JobRecord& job, int signal);
   // The selection share group a job's allocation belongs to under the
   // running configuration (select::kUnshared when it may not share).
   int shareGroupFor(const JobRecord& job);

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <set>
 
+#include "common/util/sluid.h"
 #include "controller/core/accounting_view.h"
 #include "controller/core/core_helpers.h"
 #include "controller/rpc/views.h"
@@ -37,6 +38,11 @@ void ControllerCore::listJobs(v1::ListJobsRequest request, auth::Identity caller
   onStrand([this, request = std::move(request), caller = std::move(caller), reply = std::move(reply)] {
     v1::ListJobsResponse response;
     std::set<uint64_t> ids(request.job_ids().begin(), request.job_ids().end());
+    std::set<std::string> sluids;
+    for (const std::string& text : request.sluids()) {
+      if (auto sluid = canonicalSluid(text)) sluids.insert(*sluid);
+    }
+    bool byId = !ids.empty() || !request.sluids().empty();
     std::set<int> states(request.states().begin(), request.states().end());
     // PrivateData=jobs: other users' jobs are not there for a plain user.
     bool onlyOwn = conf_.privateData.jobs && !isAdministrator(caller);
@@ -46,17 +52,20 @@ void ControllerCore::listJobs(v1::ListJobsRequest request, auth::Identity caller
     for (auto it = state_.jobs.upper_bound(request.after_job_id()); it != state_.jobs.end(); ++it) {
       const auto& [id, job] = *it;
       if (!ids.empty() && ids.count(id) == 0) continue;
+      std::string sluid = jobSluid(state_.conf.clusterName, id);
+      if (!request.sluids().empty() && sluids.count(sluid) == 0) continue;
       if (!states.empty() && states.count(views::toWire(job.state)) == 0) continue;
       if (!request.user().empty() && job.user != request.user()) continue;
       if (onlyOwn && job.uid != caller.uid) continue;
       // Ended jobs are listed when asked for by id or explicitly.
-      if (isEnded(job.state) && ids.empty() && !request.include_finished()) continue;
+      if (isEnded(job.state) && !byId && !request.include_finished()) continue;
       if (static_cast<uint32_t>(response.jobs_size()) == limit) {
         response.set_next_after_job_id(response.jobs(response.jobs_size() - 1).job_id());
         break;
       }
       v1::Job& wire = *response.add_jobs();
       wire = views::jobToWire(job, state_.cluster, detail);
+      wire.set_sluid(std::move(sluid));
       if (request.include_tres()) {
         // In Slurm's TRES id order, as scontrol show job and squeue write it.
         wire.set_req_tres(tresTextInIdOrder(requestedTres(job.spec)));

@@ -125,6 +125,9 @@ struct JobRecord {
   int termSignal = 0;
   int restartCount = 0;
   std::optional<uint32_t> cancelledBy;  // the uid that cancelled it
+  // scancel -s STOP reached its tasks and no CONT since (Slurm's STOPPED
+  // flag): shown in place of RUNNING; dropped when the job stops running.
+  bool stopped = false;
   // What the batch step's tasks used (accounting), from its node's report.
   std::vector<accounting::TaskUsageSample> batchUsage;
 

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "common/util/sluid.h"
+
 namespace gantry::ctlrpc {
 namespace {
 
@@ -77,6 +79,16 @@ Status checkRequest(const v1::CancelJobRequest& request) {
     if (auto status = jobId(id, "job_ids"); !status) return status;
   }
   return inRange(request.signal(), 0, kMaxSignal, "signal");
+}
+
+Status checkRequest(const v1::ListJobsRequest& request) {
+  for (int i = 0; i < request.sluids_size(); ++i) {
+    if (!canonicalSluid(request.sluids(i))) {
+      return Error{"sluids[" + std::to_string(i) + "]: not a SLUID (\"s\" and 13 base32 digits): " +
+                   request.sluids(i).substr(0, 64)};
+    }
+  }
+  return okStatus();
 }
 
 Status checkRequest(const v1::UpdateNodeRequest& request) {

@@ -14,6 +14,7 @@ namespace gantry::ctlrpc {
 
 Status checkRequest(const v1::SubmitJobRequest& request);
 Status checkRequest(const v1::CancelJobRequest& request);
+Status checkRequest(const v1::ListJobsRequest& request);
 Status checkRequest(const v1::UpdateNodeRequest& request);
 // Exactly one of words and json, within the sizes below; what they say is
 // the drain model's to judge.

@@ -70,6 +70,7 @@ grpc::Status ControllerService::ListJobs(grpc::ServerContext* context, const v1:
                                          v1::ListJobsResponse* response) {
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());
+  if (auto refused = refusal(*request); !refused.ok()) return refused;
   return await<v1::ListJobsResponse>([&](auto reply) { core_.listJobs(*request, *caller, std::move(reply)); },
                                      response);
 }

@@ -211,6 +211,7 @@ v1::Job jobToWire(const JobRecord& job, const select::Cluster& cluster, const Jo
   // COMPLETING, as its nodes are; it is stored with its final state.
   bool completing = !detail.switchState && isEnded(job.state) && !job.switchHeldNodes.empty();
   wire.set_state(completing ? v1::COMPLETING : toWire(job.state));
+  wire.set_stopped(job.stopped);
   wire.set_reason(core::reasonText(job.reason, job.reasonDetail));
   wire.set_reason_code(static_cast<int32_t>(job.reason));
   wire.set_reason_detail(job.reasonDetail);
@@ -256,6 +257,7 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
   job.uid = wire.uid();
   job.gid = wire.gid();
   job.state = fromWire(wire.state());
+  job.stopped = wire.stopped() && job.state == JobState::Running;
   if (wire.reason_code() > 0 && wire.reason_code() <= static_cast<int>(JobReason::BeginTime)) {
     job.reason = static_cast<JobReason>(wire.reason_code());
     job.reasonDetail = wire.reason_detail();

@@ -6,6 +6,8 @@
 #include <csignal>
 #include <ctime>
 
+#include "common/util/sluid.h"
+
 using namespace gantry;
 using testing::twoNodeConf;
 using testing::tempDb;
@@ -453,4 +455,97 @@ TEST_CASE("a stored job that a new configuration refuses waits with the reason")
   v1::Job job = h.job(*id);
   CHECK(job.state() == v1::PENDING);
   CHECK_THAT(job.reason(), Catch::StartsWith("BadConstraints: ") && Catch::Contains("select/cons_res"));
+}
+
+namespace {
+
+gantry::Result<v1::CancelJobResponse> signalJob(Harness& h, uint64_t id, int signal) {
+  v1::CancelJobRequest request;
+  request.add_job_ids(id);
+  request.set_signal(signal);
+  return h.await<v1::CancelJobResponse>([&](auto reply) {
+    h.core->cancelJob(request, auth::Identity{.uid = 1000, .gid = 1000, .user = "u1000"}, reply);
+  });
+}
+
+}  // namespace
+
+TEST_CASE("SIGSTOP marks a running job stopped until SIGCONT, and the mark survives a restart") {
+  std::string db = tempDb();
+  uint64_t id = 0;
+  {
+    Harness h(db);
+    h.registerNodes();
+    id = *h.submit(sleepJob());
+    h.settle();
+    REQUIRE(h.job(id).state() == v1::RUNNING);
+    CHECK_FALSE(h.job(id).stopped());
+    REQUIRE(signalJob(h, id, SIGUSR1)->errors_size() == 0);
+    CHECK_FALSE(h.job(id).stopped());  // another signal is no stop
+    REQUIRE(signalJob(h, id, SIGSTOP)->errors_size() == 0);
+    h.settle();
+    CHECK(h.job(id).stopped());
+    CHECK(h.job(id).state() == v1::RUNNING);  // still holding its resources
+    CHECK(h.agents.signals.back().signal == SIGSTOP);
+  }
+  Harness again(db);
+  REQUIRE(again.job(id).state() == v1::RUNNING);
+  CHECK(again.job(id).stopped());
+  REQUIRE(signalJob(again, id, SIGCONT)->errors_size() == 0);
+  again.settle();
+  CHECK_FALSE(again.job(id).stopped());
+}
+
+TEST_CASE("a stopped job that ends or is requeued is no longer marked stopped") {
+  Harness h;
+  h.registerNodes();
+  uint64_t id = *h.submit(sleepJob());
+  h.settle();
+  REQUIRE(signalJob(h, id, SIGSTOP)->errors_size() == 0);
+  REQUIRE(h.job(id).stopped());
+  h.complete(id, h.job(id).batch_host(), 0);
+  h.settle();
+  CHECK(h.job(id).state() == v1::COMPLETED);
+  CHECK_FALSE(h.job(id).stopped());
+  // Its node comes back without the job: it is requeued and runs again,
+  // not stopped.
+  uint64_t lost = *h.submit(sleepJob());
+  h.settle();
+  REQUIRE(signalJob(h, lost, SIGSTOP)->errors_size() == 0);
+  REQUIRE(h.job(lost).stopped());
+  h.registerNodes({h.job(lost).batch_host().c_str()});
+  h.settle();
+  CHECK(h.job(lost).restart_count() == 1);
+  CHECK_FALSE(h.job(lost).stopped());
+}
+
+TEST_CASE("SIGSTOP to a pending job marks nothing") {
+  Harness h;  // no node registered: the job waits
+  uint64_t id = *h.submit(sleepJob());
+  h.settle();
+  REQUIRE(h.job(id).state() == v1::PENDING);
+  signalJob(h, id, SIGSTOP);
+  CHECK_FALSE(h.job(id).stopped());
+}
+
+TEST_CASE("jobs are listed by SLUID in any case, ended ones too, and each listing carries its SLUID") {
+  Harness h;
+  h.registerNodes();
+  uint64_t first = *h.submit(sleepJob());
+  uint64_t second = *h.submit(sleepJob());
+  h.settle();
+  h.complete(first, h.job(first).batch_host(), 0);
+  h.settle();
+  std::string sluid = gantry::jobSluid("unit", first);
+  CHECK(h.job(first).sluid() == sluid);
+  CHECK(h.job(second).sluid() == gantry::jobSluid("unit", second));
+  std::string typed = sluid;
+  for (char& c : typed) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  v1::ListJobsRequest request;
+  request.add_sluids(typed);
+  auto answer = h.await<v1::ListJobsResponse>([&](auto reply) { h.core->listJobs(request, reply); });
+  REQUIRE(answer.ok());
+  REQUIRE(answer->jobs_size() == 1);
+  CHECK(answer->jobs(0).job_id() == first);
+  CHECK(answer->jobs(0).state() == v1::COMPLETED);
 }

@@ -173,6 +173,9 @@ TEST_CASE("fields no handler can act on are INVALID_ARGUMENT naming the field") 
   negativeCpus.mutable_hardware()->set_cpus(-4);
   v1::SubmitJobRequest negativeTasks;
   negativeTasks.mutable_spec()->set_ntasks(-3);
+  v1::ListJobsRequest badSluid;
+  badSluid.add_sluids("s0123456789ABC");
+  badSluid.add_sluids("s0123");
   const Case cases[] = {
       {"/gantry.v1.Controller/HoldJob", noJob.SerializeAsString(), "job_id: must be a job id (1 or more), got 0"},
       {"/gantry.v1.Controller/SuspendJob", noJob.SerializeAsString(), "job_id: must be a job id"},
@@ -187,6 +190,7 @@ TEST_CASE("fields no handler can act on are INVALID_ARGUMENT naming the field") 
       {"/gantry.v1.ControllerAgent/Register", negativeCpus.SerializeAsString(), "hardware.cpus: must be 0 or more, got -4"},
       {"/gantry.v1.ControllerAgent/Heartbeat", std::string(), "node_name: must not be empty"},
       {kSubmit, std::string(), "spec: the request carries no job"},
+      {"/gantry.v1.Controller/ListJobs", badSluid.SerializeAsString(), "sluids[1]: not a SLUID"},
       {kSubmit, negativeTasks.SerializeAsString(), "invalid --ntasks (spec.ntasks): must be 0 or more, got -3"},
   };
   for (const Case& c : cases) {
