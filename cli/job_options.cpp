@@ -211,7 +211,7 @@ void declareSbatchOptions(CLI::App& app, SbatchOptions& target, const std::strin
   // Bare, it reads as its default "exclusive", the plain form.
   static const std::string exclusiveHelp =
       "whole nodes; =user: share nodes only with your own jobs, =mcs: only with jobs of your MCS label, "
-      "=topo: whole topology blocks";
+      "=topo: whole topology blocks, =allocation: whole nodes for the job but not for its steps";
   app.add_flag("--exclusive{exclusive}", exclusiveHelp)
       ->type_name("[=user|mcs|topo]")
       ->each([&target, currentOrigin](const std::string& value) {

@@ -330,7 +330,9 @@ class SpecBuilder {
     }
     std::string mode = *options_.exclusive;
     std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (mode == "exclusive") {
+    if (mode == "exclusive" || mode == "allocation") {
+      // allocation: whole nodes for the job; what it means for srun's step
+      // is srun's (srun_options.cpp).
       spec_.set_exclusive(true);
     } else if (mode == "topo") {
       spec_.set_exclusive(true);
@@ -339,7 +341,7 @@ class SpecBuilder {
       spec_.set_exclusive_mode(mode);
     } else {
       return errors_.make("exclusive", "invalid value '" + *options_.exclusive +
-                                           "': expected --exclusive alone, or =user, =mcs or =topo");
+                                           "': expected --exclusive alone, or =user, =mcs, =topo or =allocation");
     }
     return okStatus();
   }

@@ -258,6 +258,9 @@ int runSrun(const std::vector<std::string>& args) {
   request.mutable_io()->set_token(*token);
   request.mutable_io()->set_pty(invocation->pty);
   request.set_overlap(invocation->overlap);
+  // --exclusive=allocation made the job exclusive, never the step.
+  if (invocation->exclusiveAllocation) request.mutable_spec()->set_exclusive(false);
+  request.set_whole(invocation->wholeStep);
   auto step = createStep(*client, request, signals.abortFlag(), verbosity.informs());
   if (!step) {
     giveBack(1);

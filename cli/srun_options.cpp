@@ -1,5 +1,7 @@
 #include "cli/srun_options.h"
 
+#include <algorithm>
+
 #include "cli/arg_parsing.h"
 #include "cli/defined_options.h"
 #include "cli/usage_text.h"
@@ -46,9 +48,12 @@ void declareInteractiveOptions(CLI::App& app, const std::string& program, Sbatch
            },
            "run the step in this job's allocation (instead of SLURM_JOB_ID's)")
         ->type_name("id");
-    // Inside an allocation a step is given only what it asks for already
-    // (docs/steps.md), which is what --exact asks.
-    app.add_flag("--exact", result.exact, "give the step only the resources it asks for (what Gantry always does)");
+    // A step is given only what it asks for already (docs/steps.md),
+    // which is what --exact asks; it undoes --exclusive=allocation's whole step.
+    app.add_flag("--exact", result.exact,
+                 "give the step only the resources it asks for (the default; cancels --exclusive=allocation's "
+                 "whole step)");
+    app.add_flag("--whole", result.whole, "give the step every CPU the job holds on the step's nodes");
     app.add_flag("--overlap", result.overlap, "share the job's resources with its other steps, both ways");
   }
 }
@@ -97,6 +102,10 @@ Result<InteractiveInvocation> prepareInteractive(const std::string& program,
   auto spec = buildJobSpec(options, context, "", name);
   if (!spec) return Error{spec.error()};
   result.spec = std::move(*spec);
+  std::string exclusive = options.exclusive.value_or("");
+  std::transform(exclusive.begin(), exclusive.end(), exclusive.begin(), [](unsigned char c) { return std::tolower(c); });
+  result.exclusiveAllocation = exclusive == "allocation";
+  result.wholeStep = program == "srun" && (result.exclusiveAllocation || result.whole) && !result.exact;
   if (options.confDir) result.confDir = *options.confDir;
   return result;
 }

@@ -24,7 +24,13 @@ struct InteractiveInvocation {
   bool pty = false;                  // --pty: one task on a terminal
   uint64_t jobId = 0;                // srun --jobid: the allocation to run in (0: SLURM_JOB_ID, or a new one)
   bool noShell = false;              // salloc --no-shell: keep the allocation and run nothing
-  bool exact = false;                // srun --exact: accepted; a step gets what it asks for anyway
+  bool exact = false;                // srun --exact: the step gets only what it asks for
+  // --exclusive=allocation: the job takes whole nodes, but its steps are
+  // not exclusive; srun's step gets every CPU of the job on its nodes
+  // unless --exact is given too (wholeStep).
+  bool exclusiveAllocation = false;
+  bool whole = false;                // srun --whole: the same whole step, asked for alone
+  bool wholeStep = false;
   bool overlap = false;              // srun --overlap: share the job's resources with its other steps
   std::string confDir;
   std::string helpText;              // non-empty: --help or --usage was given

@@ -54,6 +54,7 @@ Result<ConfinementSettings> prepareConfinement(const config::GantryConf& conf, c
     flags.insert(device.flags().begin(), device.flags().end());
   }
   settings.gresFlags.assign(flags.begin(), flags.end());
+  settings.taskAffinity = conf.hasTaskPlugin("task/affinity");
 
   auto cgroup = config::loadCgroupConf(fs::path(options.confDir) / "cgroup.conf", conf);
   if (!cgroup) return Error{cgroup.error()};

@@ -36,10 +36,6 @@ std::string selectTypeParametersPart(std::string_view value, int) {
   });
 }
 
-std::string taskPluginPart(std::string_view value, int) {
-  return pickItems(value, [](const std::string& plugin) { return withPluginType(plugin, "task") == "task/affinity"; });
-}
-
 // Contain is read by the controller (the extern step).
 std::string prologFlagsPart(std::string_view value, int) {
   return pickItems(value, [](const std::string& flag) { return flag != "contain"; });
@@ -154,9 +150,6 @@ std::vector<InertKey> makeTable() {
        "controller/core", "idle_on_node_suspend", slurmctldParametersPart},
       {P::Global, "SwitchParameters", "", "switch/lua interconnect lifecycle", "parameters handed to the switch plugin",
        "controller/switch", "verbose"},
-      {P::Global, "TaskPlugin", "", "task CPU binding",
-       "task/affinity binds each task to its CPUs; task/cgroup and task/resctrl are acted on",
-       "stepd", "task/affinity", taskPluginPart},
       {P::Global, "ProctrackType", "", "process tracking choice",
        "chooses how a step's processes are found; the step launcher always tracks its own children",
        "stepd", "proctrack/cgroup"},

@@ -144,6 +144,7 @@ v1::LaunchStepRequest buildLaunchRequest(const JobRecord& job, const NodeRecord&
     request.set_gpu_bind(gpuBind);
     // Likewise --gpu-freq: the step's own wins over the job's.
     request.set_gpu_freq(stepSpec.gpu_freq().empty() ? spec.gpu_freq() : stepSpec.gpu_freq());
+    request.set_cpus_per_task(stepSpec.cpus_per_task());
     return request;
   }
   request.set_work_dir(spec.work_dir());
@@ -158,6 +159,7 @@ v1::LaunchStepRequest buildLaunchRequest(const JobRecord& job, const NodeRecord&
   request.set_submit_host(spec.submit_host());
   request.set_submit_dir(spec.work_dir());
   request.set_gpu_freq(spec.gpu_freq());  // the batch step runs on the job's GPUs
+  request.set_cpus_per_task(spec.cpus_per_task());
   return request;
 }
 

@@ -5,6 +5,7 @@
 // record and stored with it, so a restarted controller still lists them and
 // goes on numbering after the last one.
 #include <algorithm>
+#include <set>
 
 #include "common/gres/gpu_bind.h"
 #include "common/gres/tres_bind.h"
@@ -53,6 +54,22 @@ bool parseStepNumber(const std::string& text, uint32_t* out) {
   if (!std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
   *out = static_cast<uint32_t>(std::stoul(text));
   return true;
+}
+
+// srun --exclusive=allocation: each node's grant of the step becomes every
+// CPU the job holds there (cores and cpu ids alike). A step that is not
+// --exclusive shares CPUs with the job's other steps anyway (docs/steps.md).
+void takeWholeNodes(select::Allocation& step, const select::Allocation& job) {
+  for (select::NodeGrant& grant : step.nodes) {
+    auto held = std::find_if(job.nodes.begin(), job.nodes.end(),
+                             [&](const select::NodeGrant& g) { return g.node == grant.node; });
+    if (held == job.nodes.end()) continue;
+    std::set<int> cores(grant.cores.begin(), grant.cores.end()), cpus(grant.cpus.begin(), grant.cpus.end());
+    cores.insert(held->cores.begin(), held->cores.end());
+    cpus.insert(held->cpus.begin(), held->cpus.end());
+    grant.cores.assign(cores.begin(), cores.end());
+    grant.cpus.assign(cpus.begin(), cpus.end());
+  }
 }
 
 }  // namespace
@@ -104,6 +121,7 @@ void ControllerCore::createStep(v1::CreateStepRequest request, auth::Identity ca
     if (outcome.verdict == select::Verdict::Never) return reply(Error{ErrorCode::Never, outcome.reason});
 
     dropImplicitGres(asked, *job, outcome.allocation);
+    if (request.whole()) takeWholeNodes(outcome.allocation, job->allocation);
     if (asked.overcommit()) {
       int nodes = static_cast<int>(outcome.allocation.nodes.size());
       int tasks = asked.ntasks() > 0 ? asked.ntasks() : asked.ntasks_per_node() * nodes;

@@ -33,6 +33,7 @@ Confinement confinementFor(const ConfinementSettings& settings, const v1::Launch
     if (c.constrainDevices) out.spec["node_gpu_files"] = settings.nodeGpuFiles;
   }
   if (!settings.gresFlags.empty()) out.spec["gres_flags"] = settings.gresFlags;
+  if (settings.taskAffinity) out.spec["task_affinity"] = true;
   out.spec["node_has_gpus"] = !settings.nodeGpuFiles.empty();
   if (!step.gpu_bind().empty()) {
     // closest and single follow the task's CPUs to the GPUs' sockets.

@@ -33,6 +33,7 @@ struct ConfinementSettings {
   std::vector<std::vector<int>> gpuSockets;
   std::vector<std::vector<int>> socketCores;  // cores of each socket (for --gpu-bind)
   std::vector<std::string> gresFlags;  // flags of the node's GPU records (env_uuid, amd_gpu_env, ...)
+  bool taskAffinity = false;  // TaskPlugin has task/affinity: tasks are bound to their CPUs
 };
 
 struct Confinement {

@@ -48,6 +48,7 @@ json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options, con
       {"first_task_id", r.first_task_id()},
       {"cpus_on_node", r.cpus_on_node()},
       {"cores", std::vector<int>(r.cores().begin(), r.cores().end())},
+      {"cpus_per_task", std::max(r.cpus_per_task(), 1)},
       {"mem_mb", r.memory_mb()},
       {"time_limit_sec", r.time_limit_seconds()},
       {"partition", r.partition()},

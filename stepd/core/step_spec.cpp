@@ -127,6 +127,8 @@ Result<StepSpec> parseObject(const json& doc) {
   readOptional(doc, "first_task_id", spec.first_task_id);
   readOptional(doc, "cpus_on_node", spec.cpus_on_node);
   readOptional(doc, "cores", spec.cores);
+  readOptional(doc, "cpus_per_task", spec.cpus_per_task);
+  readOptional(doc, "task_affinity", spec.task_affinity);
   readOptional(doc, "mem_mb", spec.mem_mb);
   readOptional(doc, "time_limit_sec", spec.time_limit_sec);
   readOptional(doc, "partition", spec.partition);

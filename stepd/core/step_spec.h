@@ -120,6 +120,10 @@ struct StepSpec {
   int first_task_id = 0;
   int cpus_on_node = 0;
   std::vector<int> cores;
+  int cpus_per_task = 1;
+  // TaskPlugin has task/affinity: each task is bound to its share of the
+  // step's CPUs where task_affinity.h says so.
+  bool task_affinity = false;
   uint64_t mem_mb = 0;
   uint64_t time_limit_sec = 0;
   std::string partition;

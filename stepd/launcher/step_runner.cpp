@@ -33,6 +33,7 @@
 #include "stepd/core/gpu_binding.h"
 #include "stepd/core/step_control.h"
 #include "stepd/core/step_spec.h"
+#include "stepd/core/task_affinity.h"
 #include "stepd/core/task_environment.h"
 #include "stepd/launcher/io_forwarder.h"
 #include "stepd/launcher/step_files.h"
@@ -321,7 +322,8 @@ class StepRunner {
           .stderr_fd = task_streams.err,
           .identity = identity(),
           .cgroup_procs_path = cgroup_ ? cgroup_->stepPath() + "/cgroup.procs" : "",
-          .controlling_terminal = spec_.io && spec_.io->pty};
+          .controlling_terminal = spec_.io && spec_.io->pty,
+          .cpu_affinity = taskCpus(local)};
       auto pid = launchTask(launch);
       if (!pid) return Error{"task " + std::to_string(spec_.first_task_id + local) + ": " + pid.error()};
       tasks_.push_back({.pid = *pid});
@@ -335,6 +337,12 @@ class StepRunner {
     log_.info("started " + std::to_string(tasks_.size()) + " task(s) of step " + std::to_string(spec_.job_id) +
               "." + spec_.step_id);
     return okStatus();
+  }
+
+  // task/affinity: the CPUs local task `local` is bound to (empty: none).
+  std::vector<int> taskCpus(int local) const {
+    if (!spec_.task_affinity) return {};
+    return taskCpuSlice(spec_.cores, spec_.tasks_on_node, spec_.cpus_per_task, local).value_or(std::vector<int>{});
   }
 
   // The GPUs --gpu-bind gives local task `local`; what the task should know

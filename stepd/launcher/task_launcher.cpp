@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/fsuid.h>
 #include <sys/ioctl.h>
@@ -75,6 +76,12 @@ Result<pid_t> launchTask(const TaskLaunch& launch) {
   argv.push_back(nullptr);
   const std::string fallback_note =
       "gantrystepd: cannot enter the work directory " + launch.work_dir + "; running in /tmp\n";
+  cpu_set_t affinity;
+  CPU_ZERO(&affinity);
+  for (int cpu : launch.cpu_affinity) {
+    if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &affinity);
+  }
+  const std::string affinity_note = "gantrystepd: warning: cannot bind the task to its CPUs; it runs unbound\n";
 
   const pid_t launcher = ::getpid();
   pid_t pid = ::fork();
@@ -99,6 +106,9 @@ Result<pid_t> launchTask(const TaskLaunch& launch) {
     int fd = ::open(launch.cgroup_procs_path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0 || ::write(fd, text, n) != n) childFail(err_fd, "cannot join the step cgroup", errno);
     ::close(fd);
+  }
+  if (!launch.cpu_affinity.empty() && ::sched_setaffinity(0, sizeof(affinity), &affinity) != 0) {
+    (void)!::write(err_fd, affinity_note.data(), affinity_note.size());
   }
   if (launch.stdin_fd >= 0 && ::dup2(launch.stdin_fd, 0) < 0) childFail(err_fd, "stdin", errno);
   if (launch.stdout_fd >= 0 && ::dup2(launch.stdout_fd, 1) < 0) childFail(err_fd, "stdout", errno);

@@ -35,6 +35,10 @@ struct TaskLaunch {
   // srun --pty: the task leads a session of its own with its standard input
   // (a pseudo terminal) as controlling terminal, so ^C and job control work.
   bool controlling_terminal = false;
+  // task/affinity: the CPUs the task is bound to before exec (empty: not
+  // bound). A binding the kernel refuses is reported on the task's stderr
+  // and the task runs unbound.
+  std::vector<int> cpu_affinity;
 };
 
 // Forks and execs. The child becomes leader of a new process group (its pid),

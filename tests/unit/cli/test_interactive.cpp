@@ -89,6 +89,41 @@ TEST_CASE("labels go on complete lines, per task and stream", "[cli][srun]") {
   CHECK(labeler.flush(0, 1) == "");
 }
 
+TEST_CASE("--exclusive=allocation: whole nodes for the job, srun's step whole unless --exact", "[cli][srun][exclusive]") {
+  struct Row {
+    const char* rule;
+    const char* program;
+    std::vector<std::string> args;
+    bool wholeStep;
+  };
+  const Row rows[] = {
+      {"srun's step takes the whole allocation", "srun", {"--exclusive=allocation", "-n2", "true"}, true},
+      {"--exact after it keeps the step exact", "srun", {"--exclusive=allocation", "--exact", "-n2", "true"}, false},
+      {"--exact before it keeps the step exact", "srun", {"--exact", "--exclusive=ALLOCATION", "-n2", "true"}, false},
+      {"salloc has no step: nothing more than whole nodes", "salloc", {"--exclusive=allocation", "-n2", "true"}, false},
+  };
+  for (const Row& row : rows) {
+    INFO(row.rule);
+    auto run = prepareInteractive(row.program, row.args, context());
+    REQUIRE(run.ok());
+    CHECK(run->spec.exclusive());
+    CHECK(run->spec.exclusive_mode().empty());
+    CHECK(run->exclusiveAllocation);
+    CHECK(run->wholeStep == row.wholeStep);
+  }
+  auto plain = prepareInteractive("srun", {"--exclusive", "-n2", "true"}, context());
+  REQUIRE(plain.ok());
+  CHECK_FALSE(plain->exclusiveAllocation);
+  CHECK_FALSE(plain->wholeStep);
+  auto whole = prepareInteractive("srun", {"--whole", "-n2", "true"}, context());
+  REQUIRE(whole.ok());
+  CHECK(whole->wholeStep);
+  CHECK_FALSE(whole->spec.exclusive());
+  auto wholeExact = prepareInteractive("srun", {"--whole", "--exact", "-n2", "true"}, context());
+  REQUIRE(wholeExact.ok());
+  CHECK_FALSE(wholeExact->wholeStep);
+}
+
 TEST_CASE("srun and salloc accept --exclusive=user, =mcs and =topo", "[cli][srun][exclusive]") {
   for (const char* program : {"srun", "salloc"}) {
     for (const std::string mode : {"user", "mcs", "topo"}) {

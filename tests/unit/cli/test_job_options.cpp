@@ -259,6 +259,7 @@ TEST_CASE("--exclusive takes an optional user, mcs or topo", "[cli][sbatch][excl
       {"=user shares nodes with the same user", {"--exclusive=user", "--wrap", "x"}, false, "user"},
       {"=mcs shares nodes with the same MCS label", {"--exclusive=mcs", "--wrap", "x"}, false, "mcs"},
       {"=topo takes whole nodes", {"--exclusive=topo", "--wrap", "x"}, true, "topo"},
+      {"=allocation takes whole nodes for the job", {"--exclusive=allocation", "--wrap", "x"}, true, ""},
       {"the value is read in any case", {"--exclusive=USER", "--wrap", "x"}, false, "user"},
       {"the last one given wins", {"--exclusive=mcs", "--exclusive", "--wrap", "x"}, true, ""},
   };

@@ -82,3 +82,10 @@ TEST_CASE("a step with --gpu-bind gets the node's GPU sockets and socket cores i
   CHECK(spec["gpu_sockets"] == nlohmann::json::array({{0}, {0}, {1}, {1}}));
   CHECK(spec["socket_cores"] == nlohmann::json::array({{0, 1, 2, 3}, {4, 5, 6, 7}}));
 }
+
+TEST_CASE("task/affinity reaches the step's spec only when configured") {
+  ConfinementSettings node = twoSocketNode();
+  CHECK_FALSE(confinementFor(node, stepWithJobGpus({})).spec.contains("task_affinity"));
+  node.taskAffinity = true;
+  CHECK(confinementFor(node, stepWithJobGpus({})).spec["task_affinity"] == true);
+}

@@ -41,6 +41,18 @@ TEST_CASE("absent cgroup and resctrl objects mean no confinement", "[stepd][spec
   CHECK_FALSE(spec->resctrl.has_value());
 }
 
+TEST_CASE("CPUs per task and task affinity are read, and default to 1 and unbound", "[stepd][spec]") {
+  auto bound = parseStepSpec(R"({"job_id": 1, "step_id": 0, "uid": 0, "gid": 0, "work_dir": "/", "argv": ["true"],
+                                 "cores": [2, 3], "cpus_per_task": 2, "task_affinity": true})");
+  REQUIRE(bound.ok());
+  CHECK(bound->cpus_per_task == 2);
+  CHECK(bound->task_affinity);
+  auto plain = parseStepSpec(R"({"job_id": 1, "step_id": 0, "uid": 0, "gid": 0, "work_dir": "/", "argv": ["true"]})");
+  REQUIRE(plain.ok());
+  CHECK(plain->cpus_per_task == 1);
+  CHECK_FALSE(plain->task_affinity);
+}
+
 TEST_CASE("the extern step may come without a command", "[stepd][spec]") {
   auto spec = parseStepSpec(R"({"job_id": 1, "step_id": "extern", "uid": 0, "gid": 0, "work_dir": "/", "kill_wait_sec": 3})");
   REQUIRE(spec.ok());

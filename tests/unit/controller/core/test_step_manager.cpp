@@ -400,3 +400,58 @@ TEST_CASE("a step's task count defaults like srun's inside an allocation", "[cor
     }
   }
 }
+
+TEST_CASE("a whole step (srun --exclusive=allocation) gets every CPU of the job on its node", "[core][steps]") {
+  Harness h;
+  uint64_t id = h.runningJob(allocationSpec(4));
+  // A (non-exclusive) exact step of one task runs on one core.
+  auto exact = h.step(id, 1, false);
+  REQUIRE(exact.ok());
+  auto exactLaunch = h.agents.launchesOf(exact->step_id())[0];
+  REQUIRE(coresOf(exactLaunch).size() == 1);
+  v1::CreateStepRequest request;
+  request.set_job_id(id);
+  request.set_whole(true);
+  request.mutable_spec()->set_ntasks(2);
+  request.add_argv("true");
+  request.mutable_io()->set_addr("login1");
+  request.mutable_io()->set_port(4567);
+  request.mutable_io()->set_token("secret");
+  auto whole = h.await<v1::CreateStepResponse>([&](auto reply) { h.core->createStep(request, kOwner, reply); });
+  REQUIRE(whole.ok());
+  auto launch = h.agents.launchesOf(whole->step_id())[0];
+  CHECK(launch.tasks_on_node() == 2);
+  std::set<int> cores = coresOf(launch);
+  CHECK(cores.size() == 4);  // shared with the exact step, as steps that are not --exclusive are
+  CHECK(launch.cpus_on_node() == 4);
+  // Without whole the same request is exact.
+  request.set_whole(false);
+  h.stepEnded(id, whole->step_id(), launch.node_list(), 0);
+  auto plain = h.await<v1::CreateStepResponse>([&](auto reply) { h.core->createStep(request, kOwner, reply); });
+  REQUIRE(plain.ok());
+  CHECK(coresOf(h.agents.launchesOf(plain->step_id())[0]).size() == 2);
+}
+
+TEST_CASE("a step's launch carries its CPUs per task, the batch step its job's", "[core][steps]") {
+  Harness h;
+  v1::JobSpec spec = allocationSpec(1);
+  spec.set_cpus_per_task(2);
+  uint64_t id = h.runningJob(spec);
+  v1::CreateStepRequest request;
+  request.set_job_id(id);
+  request.mutable_spec()->set_ntasks(1);
+  request.mutable_spec()->set_cpus_per_task(2);
+  request.add_argv("true");
+  request.mutable_io()->set_addr("login1");
+  request.mutable_io()->set_port(4567);
+  request.mutable_io()->set_token("secret");
+  auto step = h.await<v1::CreateStepResponse>([&](auto reply) { h.core->createStep(request, kOwner, reply); });
+  REQUIRE(step.ok());
+  CHECK(h.agents.launchesOf(step->step_id())[0].cpus_per_task() == 2);
+  v1::JobSpec batch = allocationSpec(1);
+  batch.set_cpus_per_task(3);
+  batch.set_script("#!/bin/sh\nsleep 100\n");
+  h.runningJob(batch);
+  REQUIRE(h.agents.launchesOf("batch").size() == 1);
+  CHECK(h.agents.launchesOf("batch")[0].cpus_per_task() == 3);
+}
