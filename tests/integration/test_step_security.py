@@ -4,6 +4,7 @@ cluster, scancel -s reaches the tasks and never the launcher, and a
 launcher that dies takes its tasks with it before the job ends."""
 
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -255,3 +256,33 @@ def test_a_killed_gantrystepd_takes_its_tasks_along_before_the_job_ends(two_user
     assert wait_for(job_ended, timeout=30, what="the job to end") == "FAILED"
     wait_for(lambda: next(n for n in cluster.nodes_json() if n["name"] == "n1")["state"] == "IDLE",
              timeout=15, what="the node to be idle")
+
+
+def test_srun_files_are_opened_with_the_users_own_rights(two_users, cluster_factory):
+    """srun -o/-e/-i name files that gantrystepd (root) opens on the node: as
+    the step's user, so another user's file is neither overwritten, nor
+    appended to, nor read."""
+    owner, other = two_users
+    cluster = one_node(cluster_factory)
+    d = shared_dir(cluster)
+    theirs = d / "theirs.txt"
+    theirs.write_text("other's data\n")
+    secret = d / "secret.txt"
+    secret.write_text("other's secret\n")
+    entry = pwd.getpwnam(other)
+    for path, mode in ((theirs, 0o644), (secret, 0o600)):
+        os.chown(path, entry.pw_uid, entry.pw_gid)
+        os.chmod(path, mode)
+    for option in ("-o", "-e"):
+        for open_mode in ("truncate", "append"):
+            run = cluster.cli("srun", option, str(theirs), f"--open-mode={open_mode}", "sh", "-c",
+                              "echo clobbered; echo clobbered >&2", user=owner, cwd=d, check=False)
+            assert run.returncode != 0, (option, open_mode)
+            assert theirs.read_text() == "other's data\n", (option, open_mode)
+    leaked = cluster.cli("srun", "-i", str(secret), "cat", user=owner, cwd=d, check=False)
+    assert leaked.returncode != 0
+    assert "secret" not in leaked.stdout
+    # The owner's own file in the same folder is written as usual.
+    cluster.cli("srun", "-o", str(d / "mine.txt"), "echo", "mine", user=owner, cwd=d)
+    assert (d / "mine.txt").read_text() == "mine\n"
+    assert (d / "mine.txt").stat().st_uid == pwd.getpwnam(owner).pw_uid
