@@ -48,25 +48,25 @@ std::optional<CancelTarget> parseCancelTarget(const std::string& id) {
 }
 
 // Fills in the job id of every target typed as a SLUID, with one listing
-// for all of them; returns the first target whose SLUID names no job
-// (empty when all resolved).
-std::string resolveSluids(const ControllerClient& client, std::vector<CancelTarget>& targets) {
+// for all of them. Fails with "Invalid job id <typed>" for the first SLUID
+// no job has (or none the caller may see), or with the listing's error.
+Status resolveSluids(const ControllerClient& client, std::vector<CancelTarget>& targets) {
   gantry::v1::ListJobsRequest request;
   for (const CancelTarget& target : targets) {
     if (!target.sluid.empty()) request.add_sluids(target.sluid);
   }
-  if (request.sluids().empty()) return "";
+  if (request.sluids().empty()) return okStatus();
+  auto listed = client.listJobs(request);
+  if (!listed) return Error{listed.error()};
   std::map<std::string, uint64_t> ids;
-  if (auto listed = client.listJobs(request)) {
-    for (const auto& job : listed->jobs()) ids[job.sluid()] = job.job_id();
-  }
+  for (const auto& job : listed->jobs()) ids[job.sluid()] = job.job_id();
   for (CancelTarget& target : targets) {
     if (target.sluid.empty()) continue;
     auto found = ids.find(target.sluid);
-    if (found == ids.end()) return target.typed;
+    if (found == ids.end()) return Error{"Invalid job id " + target.typed};
     target.job = found->second;
   }
-  return "";
+  return okStatus();
 }
 
 }  // namespace
@@ -123,9 +123,7 @@ int runScancel(const std::vector<std::string>& args) {
 
   auto client = ControllerClient::connect(confDir);
   if (!client) return reportError("scancel", client.error());
-  if (auto unresolved = resolveSluids(*client, targets); !unresolved.empty()) {
-    return reportError("scancel", "Invalid job id " + unresolved);
-  }
+  if (auto resolved = resolveSluids(*client, targets); !resolved) return reportError("scancel", resolved.error());
   for (const CancelTarget& target : targets) {
     if (target.step) {
       auto* step = request.add_steps();
