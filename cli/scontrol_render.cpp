@@ -140,8 +140,8 @@ std::string allocationLine(const gantry::v1::NodeAllocation& node) {
   std::vector<int> cores(node.cores().begin(), node.cores().end());
   std::string line = "     Nodes=" + node.node() + " CPU_IDs=" + gres::formatIndexList(cores) +
                      " Mem=" + std::to_string(node.memory_mb());
-  if (!node.gres().empty()) line += " GRES=" + node.gres();
-  return line;
+  // GRES= even when empty, as Slurm writes it (tools split the line on it).
+  return line + " GRES=" + node.gres();
 }
 
 // The step's trackable resources as Slurm lists them: cpu, mem, node.
@@ -282,6 +282,7 @@ std::string renderNode(const gantry::v1::Node& node, const RenderOptions& option
   r.add("AvailableFeatures", orNull(features)).next();
   r.add("ActiveFeatures", orNull(features)).next();
   r.add("Gres", orNull(node.gres())).next();
+  if (!node.restricted_cores_per_gpu().empty()) r.add("RestrictedCoresPerGPU", node.restricted_cores_per_gpu()).next();
   // Per-device drains: the limit only when configured, the list only when
   // something is drained.
   if (!node.max_drained_tres().empty()) r.add("MaxDrainedTres", node.max_drained_tres()).next();

@@ -274,7 +274,7 @@ class Interpreter {
         else node.maxDrainedTresLimits = std::move(limits.value());
         node.maxDrainedTres = pair.value;
       } else if (key == "restrictedcorespergpu") {
-        node.restrictedCoresPerGpu = pair.value;
+        ok &= nodeInt(line, pair, node.restrictedCoresPerGpu, 0, 1 << 20);
       } else if (key == "corespeccount" || key == "cpuspeclist" || key == "memspeclimit" || key == "reason" ||
                  key == "cpubind" || key == "activefeatures") {
         // accepted for compatibility; see docs/configuration.md

@@ -38,7 +38,9 @@ struct NodeConf {
   std::vector<std::string> parameters;  // node Parameters=
   std::string maxDrainedTres;  // raw, as written
   std::vector<TresLimit> maxDrainedTresLimits;  // parsed form of maxDrainedTres
-  std::string restrictedCoresPerGpu;  // raw RestrictedCoresPerGPU
+  // RestrictedCoresPerGPU: that many cores bound to each GPU are kept for
+  // jobs given that GPU (or shares of it); 0 = none kept.
+  int restrictedCoresPerGpu = 0;
   std::string sourceFile;
   int sourceLine = 0;
 

@@ -176,8 +176,6 @@ std::vector<InertKey> makeTable() {
       {P::NodeLine, "TmpDisk", "", "temporary disk", "jobs asking --tmp go only to nodes with that much",
        "controller/select", "1024"},
       {P::NodeLine, "Weight", "", "node weights", "nodes of lower weight are preferred", "controller/select", "10"},
-      {P::NodeLine, "RestrictedCoresPerGPU", "", "cores kept for GPU jobs",
-       "that many cores per GPU are kept for jobs that use GPUs", "controller/select", "2"},
 
       // ---- gantry.conf: PartitionName lines
       {P::PartitionLine, "PreemptMode", "", "preemption", "how jobs of this partition are preempted",

@@ -105,17 +105,23 @@ std::string formatSharedUsed(const std::vector<DeviceInfo>& devices, const std::
   return name + ":" + std::to_string(total) + "(" + entries + ")";
 }
 
-std::string formatShareGrant(const std::string& name, const std::vector<std::pair<int, uint64_t>>& deviceShares) {
-  std::string entries;
+std::string formatShareGrant(const std::vector<DeviceInfo>& devices, const std::string& name,
+                             const std::vector<std::pair<int, uint64_t>>& deviceShares) {
   uint64_t total = 0;
+  std::vector<uint64_t> held(devices.size(), 0);
   for (const auto& [device, count] : deviceShares) {
-    if (count == 0) continue;
     total += count;
-    if (!entries.empty()) entries += ',';
-    entries += std::to_string(device) + "=" + std::to_string(count);
+    if (device >= 0 && device < static_cast<int>(held.size())) held[device] += count;
   }
-  if (entries.empty()) return "";
-  return name + ":" + std::to_string(total) + "(IDX:" + entries + ")";
+  if (total == 0) return "";
+  std::string entries;
+  for (size_t d = 0; d < devices.size(); ++d) {
+    uint64_t capacity = sharedCountOf(devices[d], name);
+    if (capacity == 0) continue;
+    if (!entries.empty()) entries += ',';
+    entries += std::to_string(held[d]) + "/" + std::to_string(capacity);
+  }
+  return name + ":" + std::to_string(total) + "(" + entries + ")";
 }
 
 std::string formatCounted(const std::string& name, const std::string& type, uint64_t count) {

@@ -37,9 +37,11 @@ std::string formatGresUsed(const std::vector<DeviceInfo>& devices, DeviceMask us
 std::string formatSharedUsed(const std::vector<DeviceInfo>& devices, const std::string& name,
                              const std::vector<uint64_t>& usedPerDevice, DeviceMask heldWhole, DeviceMask drained);
 
-// The shares one job holds on one node, with the device each came from:
-// "shard:8(IDX:1=5,2=3)", "mps:200(IDX:0=200)". Empty when there are none.
-std::string formatShareGrant(const std::string& name, const std::vector<std::pair<int, uint64_t>>& deviceShares);
+// The shares one job holds on one node, as Slurm's scontrol -d shows a
+// job's: the total, then held/offered for each device offering `name`, in
+// index order: "shard:8(0/5,5/5,3/5,0/5)". Empty when there are none.
+std::string formatShareGrant(const std::vector<DeviceInfo>& devices, const std::string& name,
+                             const std::vector<std::pair<int, uint64_t>>& deviceShares);
 
 // A count-only GRES as the views print it: "bandwidth:lustre:4G".
 std::string formatCounted(const std::string& name, const std::string& type, uint64_t count);

@@ -181,6 +181,7 @@ select::NodeInfo selectInfoFor(const NodeRecord& node) {
   info.coresPerSocket = node.conf.coresPerSocket;
   info.threadsPerCore = node.conf.threadsPerCore;
   info.realMemoryMb = node.conf.realMemoryMb;
+  info.restrictedCoresPerGpu = node.conf.restrictedCoresPerGpu;
   if (node.hardwareKnown) {
     addRegisteredGres(node, info);
     applySavedOrders(node, info);

@@ -474,6 +474,18 @@ std::string configuredLimitText(const std::string& raw) {
 
 }  // namespace
 
+namespace {
+
+// "2(0-3,6-9)": RestrictedCoresPerGPU and the cores it keeps; "" for none.
+std::string restrictedCoresText(const select::NodeInfo& info) {
+  std::vector<int> cores;
+  for (const auto& kept : select::restrictedCoresByDevice(info)) cores.insert(cores.end(), kept.begin(), kept.end());
+  if (cores.empty()) return "";
+  return std::to_string(info.restrictedCoresPerGpu) + "(" + gres::formatIndexList(std::move(cores)) + ")";
+}
+
+}  // namespace
+
 v1::Node nodeToWire(const NodeRecord& node, const core::CoreState& state) {
   v1::Node view;
   view.set_name(node.conf.name);
@@ -513,6 +525,7 @@ v1::Node nodeToWire(const NodeRecord& node, const core::CoreState& state) {
   }
   view.set_gres_used(state.cluster.gresUsed(node.selectIndex));
   view.set_gres_chunks(select::formatNodeGresChunks(state.cluster.node(node.selectIndex)));
+  view.set_restricted_cores_per_gpu(restrictedCoresText(state.cluster.node(node.selectIndex)));
   addDeviceLines(node, view);
   return view;
 }

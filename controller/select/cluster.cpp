@@ -657,7 +657,7 @@ std::string formatGrantGres(const NodeInfo& node, const NodeGrant& grant) {
     std::vector<std::pair<int, uint64_t>> perDevice;
     for (const auto& share : grant.shares)
       if (share.name == name) perDevice.emplace_back(share.device, share.count);
-    append(gres::formatShareGrant(name, perDevice));
+    append(gres::formatShareGrant(node.devices, name, perDevice));
   }
   for (const auto& [name, amount] : grant.countGres) append(name + ":" + gres::formatCount(amount));
   return out;

@@ -35,6 +35,10 @@ struct NodeInfo {
   // Count-only GRES with a type or no_consume ("bandwidth:lustre:no_consume:4G").
   // Both lists are honoured; countGres entries are untyped and consumable.
   std::vector<CountedGres> countedGres;
+  // RestrictedCoresPerGPU: the first this many cores bound to each GPU (in
+  // DeviceInfo::cores order, skipping cores an earlier GPU keeps) are kept
+  // for jobs that hold that GPU or shares of it.
+  int restrictedCoresPerGpu = 0;
 };
 
 // Node indexes into the Cluster. maxNodes < 0: no partition limit.
@@ -237,5 +241,9 @@ uint64_t sharesOnNode(const NodeGrant& grant, const std::string& name);
 int mpsActiveThreadPercentage(const NodeInfo& node, const NodeGrant& grant);
 // The node's GresChunks= value, empty when the node has no chunks.
 std::string formatNodeGresChunks(const NodeInfo& node);
+// RestrictedCoresPerGPU: the cores each device keeps, by device index
+// (empty for a device that keeps none), as NodeInfo::restrictedCoresPerGpu
+// says.
+std::vector<std::vector<int>> restrictedCoresByDevice(const NodeInfo& node);
 
 }  // namespace gantry::select

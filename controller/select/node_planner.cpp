@@ -333,7 +333,10 @@ class NodePlan {
                            .tasksPerSocket = r_.ntasksPerSocket,
                            .tasks = in_.tasks,
                            .cpusPerTask = r_.cpusPerTask};
-    auto cpus = pickCpus(node_, freeCpus_, options);
+    // RestrictedCoresPerGPU: the cores kept for GPUs are open only to a job
+    // holding those GPUs (whole or shares of them). No copy where none is kept.
+    auto cpus = node_.hasRestricted ? pickCpus(node_, node_.openToDevices(freeCpus_, taken_ | sharedHere_), options)
+                                    : pickCpus(node_, freeCpus_, options);
     if (!cpus) return r_.enforceBinding && deviceSockets ? rules::kBinding : rules::kCpus;
     grant.cpus = std::move(*cpus);
     return nullptr;

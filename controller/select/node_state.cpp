@@ -35,6 +35,7 @@ NodeState::NodeState(NodeInfo nodeInfo) : info(std::move(nodeInfo)) {
     }
     pools.push_back(std::move(pool));
   }
+  keepRestrictedCores();
   idle.freeCpus = CpuSet(cpuCount, true);
   idle.cpuHolders.assign(cpuCount, 0);
   idle.cpuGroup.assign(cpuCount, -1);
@@ -82,6 +83,54 @@ uint64_t NodeState::shareRoom(const NodeUsage& usage, gres::DeviceMask drained, 
     room = std::max(room, poolRoom);
   }
   return room;
+}
+
+std::vector<std::vector<int>> restrictedCoresByDevice(const NodeInfo& node) {
+  std::vector<std::vector<int>> byDevice(std::min<size_t>(node.devices.size(), gres::kMaxDevicesPerNode));
+  if (node.restrictedCoresPerGpu <= 0) return byDevice;
+  const int cores = std::max(node.sockets, 1) * std::max(node.coresPerSocket, 1);
+  std::vector<bool> kept(cores, false);
+  for (size_t d = 0; d < byDevice.size(); ++d) {
+    if (node.devices[d].name != "gpu") continue;
+    for (int core : node.devices[d].cores) {
+      if (static_cast<int>(byDevice[d].size()) == node.restrictedCoresPerGpu) break;
+      if (core < 0 || core >= cores || kept[core]) continue;
+      kept[core] = true;
+      byDevice[d].push_back(core);
+    }
+  }
+  return byDevice;
+}
+
+void NodeState::keepRestrictedCores() {
+  auto byDevice = restrictedCoresByDevice(info);
+  keptCpusOfDevice.assign(byDevice.size(), CpuSet(cpuCount, false));
+  restricted = CpuSet(cpuCount, false);
+  for (size_t d = 0; d < byDevice.size(); ++d) {
+    for (int core : byDevice[d]) {
+      restrictedCores.push_back(core);
+      for (int t = 0; t < info.threadsPerCore; ++t) {
+        keptCpusOfDevice[d].set(core * info.threadsPerCore + t);
+        restricted.set(core * info.threadsPerCore + t);
+      }
+    }
+  }
+  std::sort(restrictedCores.begin(), restrictedCores.end());
+  hasRestricted = !restrictedCores.empty();
+}
+
+CpuSet NodeState::openToDevices(const CpuSet& free, gres::DeviceMask devices) const {
+  if (!hasRestricted) return free;
+  CpuSet closed = restricted;
+  for (gres::DeviceMask rest = devices & allDevices; rest; rest &= rest - 1) {
+    const CpuSet& own = keptCpusOfDevice[std::countr_zero(rest)];
+    for (int c = 0; c < cpuCount; ++c)
+      if (own.test(c)) closed.reset(c);
+  }
+  CpuSet open = free;
+  for (int c = 0; c < std::min(cpuCount, open.size()); ++c)
+    if (closed.test(c)) open.reset(c);
+  return open;
 }
 
 void NodeState::refreshSharedDevices(NodeUsage& usage) const {

@@ -62,6 +62,13 @@ struct NodeState {
   int cpusPerSocket = 1;
   std::vector<SharedPool> pools;      // one per shared GRES name offered
   std::vector<gres::CountedGres> counted;  // NodeInfo::countGres, then NodeInfo::countedGres
+  // RestrictedCoresPerGPU: the cpus each device keeps (empty sets where it
+  // keeps none) and all of them; `restricted` is empty when none is kept.
+  std::vector<CpuSet> keptCpusOfDevice;
+  CpuSet restricted;
+  bool hasRestricted = false;
+  // The cores every GPU keeps, node-wide ids in order (scontrol show node).
+  std::vector<int> restrictedCores;
 
   bool available = true;
   gres::DeviceMask drained = 0;
@@ -96,6 +103,12 @@ struct NodeState {
   uint64_t shareRoom(const NodeUsage& usage, gres::DeviceMask drained, bool spread) const;
   // Recomputes usage.sharedDevices from usage.sharesUsed.
   void refreshSharedDevices(NodeUsage& usage) const;
+  // `free` less the cpus kept for GPUs a job holding `devices` does not
+  // hold (RestrictedCoresPerGPU); a copy of `free` when nothing is kept.
+  CpuSet openToDevices(const CpuSet& free, gres::DeviceMask devices) const;
+
+ private:
+  void keepRestrictedCores();  // fills keptCpusOfDevice, restricted, restrictedCores
 };
 
 }  // namespace gantry::select

@@ -114,3 +114,11 @@ TEST_CASE("sinfo -R: degraded-only nodes show their DrainedTRES", "[cli][sinfo][
   INFO("a node with nothing drained and no reason is not listed");
   CHECK_THAT(out, !Catch::Contains("fab4"));
 }
+
+TEST_CASE("scontrol show node: RestrictedCoresPerGPU only where cores are kept", "[cli][scontrol]") {
+  auto kept = nicNode("", "");
+  kept.set_restricted_cores_per_gpu("3(0-2,8-10)");
+  CHECK_THAT(renderNode(kept, plain()),
+             Catch::Contains("   Gres=nic:cx7:2,scratch:10\n   RestrictedCoresPerGPU=3(0-2,8-10)\n   NodeAddr="));
+  CHECK_THAT(renderNode(nicNode("", ""), plain()), !Catch::Contains("RestrictedCoresPerGPU"));
+}

@@ -230,6 +230,8 @@ TEST_CASE("gantry.conf: negative cases name the rule", "[config][gantry][errors]
       {"NodeName=n[0-9999999]\n", "more than"},
       {"NodeName=a\nNodeName=a\n", "gantry.conf:2: node a is defined twice (first at gantry.conf:1)"},
       {"NodeName=a CPUs=x\n", "gantry.conf:1: CPUs=x: expected an integer"},
+      {"NodeName=a RestrictedCoresPerGPU=two\n", "gantry.conf:1: RestrictedCoresPerGPU=two: expected an integer"},
+      {"NodeName=a RestrictedCoresPerGPU=-1\n", "RestrictedCoresPerGPU=-1"},
       {"NodeName=a Sockets=2 SocketsPerBoard=2\n", "Sockets and SocketsPerBoard exclude each other"},
       {"NodeName=a State=SLEEPY\n", "State=SLEEPY: expected UNKNOWN"},
       {"NodeName=n[1-3] NodeAddr=a,b\n", "names 2 addresses for 3 nodes"},
@@ -382,4 +384,11 @@ TEST_CASE("gantry.conf: Port= of a node range, one port per node or one for all"
     CHECK_THAT(parseError("NodeName=gx[1-2] Port=65535-65536\n"),
                Catch::Contains("gantry.conf:1: Port=65535-65536: expected port numbers from 1 to 65535"));
   }
+}
+
+TEST_CASE("RestrictedCoresPerGPU is a count per node, 0 when not given", "[config]") {
+  auto loaded = parseGantryConf("NodeName=g1 CPUs=12 RestrictedCoresPerGPU=3\nNodeName=g2 CPUs=12\n", "gantry.conf");
+  REQUIRE(loaded.ok());
+  CHECK(loaded->conf.findNode("g1")->restrictedCoresPerGpu == 3);
+  CHECK(loaded->conf.findNode("g2")->restrictedCoresPerGpu == 0);
 }

@@ -37,10 +37,12 @@ TEST_CASE("GresUsed for shares: the spec's line and the drained forms", "[gres][
   CHECK(formatSharedUsed(partly, "mps", {40, 0, 50}, 0b010, 0) == "mps:90(40/100,50/50)");
 }
 
-TEST_CASE("a job's shares name the device each came from", "[gres][shared]") {
-  CHECK(formatShareGrant("shard", {{1, 5}, {2, 3}}) == "shard:8(IDX:1=5,2=3)");
-  CHECK(formatShareGrant("mps", {{0, 200}}) == "mps:200(IDX:0=200)");
-  CHECK(formatShareGrant("mps", {}) == "");
+TEST_CASE("a job's shares: held/offered on every device offering them", "[gres][shared]") {
+  auto devices = withShares(gpus(4), "shard", {5, 5, 5, 5});
+  CHECK(formatShareGrant(devices, "shard", {{1, 5}, {2, 3}}) == "shard:8(0/5,5/5,3/5,0/5)");
+  auto partly = withShares(gpus(3), "mps", {100, 0, 50});
+  CHECK(formatShareGrant(partly, "mps", {{2, 20}}) == "mps:20(0/100,20/50)");  // GPU 1 offers none
+  CHECK(formatShareGrant(partly, "mps", {}) == "");
   CHECK(formatCounted("bandwidth", "lustre", 4ull << 30) == "bandwidth:lustre:4G");
   CHECK(formatCounted("licenses", "", 3) == "licenses:3");
 }

@@ -146,7 +146,7 @@ TEST_CASE("MPS Example 2: thread percentage is shares x 100 / device count", "[s
   CHECK(sharesOf(place(cluster, shares("mps", 700))) == Shares{{3, 700}});
   NodeGrant listed;
   listed.shares = {{"mps", 3, 700}};
-  CHECK(formatGrantGres(cluster.node(0), listed) == "mps:700(IDX:3=700)");
+  CHECK(formatGrantGres(cluster.node(0), listed) == "mps:700(0/1300,0/1200,0/1100,700/1000)");
 }
 
 TEST_CASE("Sharding Example 1: 8 shards per GPU, whole or shared, never both", "[select][shared]") {
@@ -183,7 +183,7 @@ TEST_CASE("Sharding Example 2: a shard request fits on one GPU unless MULTIPLE_S
   NodeGrant wide = place(spread, shares("shard", 10));
   CHECK(sharesOf(wide) == Shares{{1, 8}, {2, 2}});
   CHECK(sharesOnNode(wide, "shard") == 10);
-  CHECK(formatGrantGres(spread.node(0), wide) == "shard:10(IDX:1=8,2=2)");
+  CHECK(formatGrantGres(spread.node(0), wide) == "shard:10(0/8,8/8,2/8,0/8)");
   CHECK(spread.gresUsed(0) == "gpu:gtx1080:0(IDX:N/A),gpu:gtx1070:0(IDX:N/A),gpu:gtx1060:0(IDX:N/A),"
                               "gpu:gtx1050:0(IDX:N/A),shard:13(3/8,8/8,2/8,0/8)");
   CHECK(spread.select(shares("shard", 20), allNodes(spread)).verdict == Verdict::NotNow);
@@ -281,7 +281,7 @@ TEST_CASE("shares and whole GPUs never overlap, across jobs and within one", "[s
   NodeGrant grant = place(cluster, both);
   CHECK(grant.devices == std::vector<int>{1});
   CHECK(sharesOf(grant) == Shares{{0, 2}});
-  CHECK(formatGrantGres(cluster.node(0), grant) == "gpu:1(IDX:1),shard:2(IDX:0=2)");
+  CHECK(formatGrantGres(cluster.node(0), grant) == "gpu:1(IDX:1),shard:2(2/4,0/4)");
   CHECK(cluster.select(gres("", 1), allNodes(cluster)).verdict == Verdict::NotNow);
   cluster.release(Allocation{{grant}});
   CHECK(cluster.gresUsed(0) == "gpu:0(IDX:N/A),shard:0(0/4,0/4)");
