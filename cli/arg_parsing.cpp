@@ -53,4 +53,9 @@ std::vector<std::string> argsAfterProgram(int argc, char** argv, int skip) {
   return args;
 }
 
+void addConfDirOption(CLI::App& app, std::string& confDir) {
+  app.add_option("--conf-dir", confDir,
+                 "configuration directory (default $GANTRY_CONF_DIR, then /etc/gantry)");
+}
+
 }  // namespace gantry::cli

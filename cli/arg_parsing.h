@@ -40,6 +40,9 @@ std::string usageErrorText(const std::string& command, const std::string& compla
 // 1 for the others.
 int usageExitCode(const std::string& command);
 
+// Adds --conf-dir to a subcommand's parser (the directory of gantry.conf).
+void addConfDirOption(CLI::App& app, std::string& confDir);
+
 // The words after the program name.
 std::vector<std::string> argsAfterProgram(int argc, char** argv, int skip);
 

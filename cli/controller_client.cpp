@@ -12,11 +12,6 @@ std::string resolveConfDir(const std::string& fromOption) {
   return "/etc/gantry";
 }
 
-void addConfDirOption(CLI::App& app, std::string& confDir) {
-  app.add_option("--conf-dir", confDir,
-                 "configuration directory (default $GANTRY_CONF_DIR, then /etc/gantry)");
-}
-
 Result<ControllerClient> ControllerClient::connect(const std::string& confDirOption) {
   std::string path = resolveConfDir(confDirOption) + "/gantry.conf";
   auto loaded = config::loadGantryConf(path);

@@ -19,9 +19,6 @@ namespace gantry::cli {
 // --conf-dir if given, else $GANTRY_CONF_DIR, else /etc/gantry.
 std::string resolveConfDir(const std::string& fromOption);
 
-// Adds --conf-dir to a subcommand's parser.
-void addConfDirOption(CLI::App& app, std::string& confDir);
-
 class ControllerClient {
  public:
   // Reads <confDir>/gantry.conf; fails naming the file or the auth problem.

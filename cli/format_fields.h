@@ -27,6 +27,14 @@ struct FieldSpec {
   std::string suffix;       // "-O" suffix text after the field
 };
 
+// A column a command offers, for its documentation: the "-o" letter ("" for
+// none), the "-O" name and the header it prints.
+struct ColumnName {
+  std::string code;
+  std::string name;
+  std::string header;
+};
+
 struct LineFormat {
   std::vector<FieldSpec> fields;
   std::string trailingText;  // literal text after the last "-o" field

@@ -231,6 +231,12 @@ std::vector<SinfoRow> groupRows(const LineFormat& format, const std::vector<Sinf
 
 }  // namespace
 
+std::vector<ColumnName> sinfoColumns() {
+  std::vector<ColumnName> columns;
+  for (const SinfoField& field : sinfoFields()) columns.push_back({field.code, field.name, field.header});
+  return columns;
+}
+
 LineFormat defaultSinfoFormat(SinfoView view) {
   switch (view) {
     case SinfoView::kNodes:

@@ -31,6 +31,9 @@ Result<LineFormat> parseSinfoFormat(const std::string& format);
 // Cores, Threads, NodeAddr, NodeHost.
 Result<LineFormat> parseSinfoFieldList(const std::string& list);
 
+// Every column, in the order of the table.
+std::vector<ColumnName> sinfoColumns();
+
 struct SinfoRenderOptions {
   SinfoView view = SinfoView::kPartitions;
   bool header = true;

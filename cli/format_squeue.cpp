@@ -109,6 +109,13 @@ LineFormat builtInFormat(const std::string& format) { return parseSqueueFormat(f
 
 }  // namespace
 
+std::vector<ColumnName> squeueColumns() {
+  std::vector<ColumnName> columns;
+  for (const JobField& field : jobFields()) columns.push_back({field.code, field.name, field.header});
+  for (const char* alias : {"gres", "jobarrayid"}) columns.push_back({"", alias, findField(alias)->header});
+  return columns;
+}
+
 LineFormat defaultSqueueFormat() { return builtInFormat("%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"); }
 
 LineFormat longSqueueFormat() { return builtInFormat("%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"); }

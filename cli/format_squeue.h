@@ -34,6 +34,10 @@ Result<LineFormat> parseSqueueFormat(const std::string& format);
 // no arrays yet).
 Result<LineFormat> parseSqueueFieldList(const std::string& list);
 
+// Every job column, in the order of the table; the older names squeue
+// also takes (gres, jobarrayid) come last, with their column's header.
+std::vector<ColumnName> squeueColumns();
+
 struct SqueueRenderOptions {
   bool header = true;
   int64_t now = 0;  // unix seconds, for run times

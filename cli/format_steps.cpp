@@ -53,6 +53,12 @@ const StepField* findField(const std::string& key) {
 
 }  // namespace
 
+std::vector<ColumnName> stepColumns() {
+  std::vector<ColumnName> columns;
+  for (const StepField& field : stepFields()) columns.push_back({field.code, field.name, field.header});
+  return columns;
+}
+
 LineFormat defaultStepFormat() { return parseStepFormat("%.15i %.8j %.9P %.8u %.9M %N").value(); }
 
 Result<LineFormat> parseStepFormat(const std::string& format) {

@@ -25,6 +25,9 @@ Result<LineFormat> parseStepFormat(const std::string& format);
 // StepState.
 Result<LineFormat> parseStepFieldList(const std::string& list);
 
+// Every step column (squeue -s), in the order of the table.
+std::vector<ColumnName> stepColumns();
+
 struct StepRenderOptions {
   bool header = true;
   int64_t now = 0;  // unix seconds, for elapsed times

@@ -278,6 +278,12 @@ Result<std::vector<SacctField>> parseSacctFields(const std::vector<std::string>&
   return fields;
 }
 
+std::vector<std::string> sacctFieldNames() {
+  std::vector<std::string> names;
+  for (const FieldDef& field : fieldTable()) names.emplace_back(field.name);
+  return names;
+}
+
 std::string sacctHelpFormat() {
   std::string out;
   int onLine = 0;

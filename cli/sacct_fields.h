@@ -33,6 +33,9 @@ std::vector<SacctField> defaultSacctFields();
 // an unknown field or a bad width.
 Result<std::vector<SacctField>> parseSacctFields(const std::vector<std::string>& formats);
 
+// Every field name, in --helpformat's order.
+std::vector<std::string> sacctFieldNames();
+
 // --helpformat: the field names, several to a line.
 std::string sacctHelpFormat();
 

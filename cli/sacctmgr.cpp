@@ -7,6 +7,7 @@
 #include "cli/controller_client.h"
 #include "cli/help_flags.h"
 #include "cli/json_render.h"
+#include "cli/query_options.h"
 #include "cli/sacctmgr_event.h"
 #include "cli/scontrol_help.h"
 #include "cli/subcommands.h"
@@ -32,62 +33,56 @@ bool isEvent(const std::string& word) {
 }  // namespace
 
 int runSacctmgr(const std::vector<std::string>& args) {
-  bool parsable = false, parsable2 = false, noHeader = false, json = false, immediate = false;
-  std::string confDir;
-  std::vector<std::string> command;
+  SacctmgrOptions options;
   CLI::App app{"gantry sacctmgr: show node events (sacctmgr show event [conditions] [Format=...])", "sacctmgr"};
-  HelpRequest helpRequest;
-  declareHelpFlags(app, helpRequest, "-h,--help");
-  app.add_flag("-p,--parsable", parsable, "'|' after every field");
-  app.add_flag("-P,--parsable2", parsable2, "'|' between fields");
-  app.add_flag("-n,--noheader", noHeader, "no header line");
-  app.add_flag("--json", json, "print JSON");
-  app.add_flag("-i,--immediate", immediate, "accepted for compatibility (nothing is changed)");
-  addConfDirOption(app, confDir);
-  app.add_option("command", command, "show event [Nodes=...] [States=...] [Start=...] [End=...] [Format=...]");
-  app.allow_extras(false);
+  declareSacctmgrOptions(app, options);
   auto parsed = parseWords(app, args);
   if (!parsed) return reportError("sacctmgr", parsed.error());
   if (!parsed->usageError.empty()) return reportUsageError("sacctmgr", parsed->usageError);
-  if (auto answer = helpAnswer(app, "sacctmgr", *parsed, helpRequest)) {
+  if (auto answer = helpAnswer(app, "sacctmgr", *parsed, options.help)) {
     std::cout << *answer;
     return 0;
   }
-  if (command.empty()) return reportError("sacctmgr", "no command given (Gantry's sacctmgr supports: show event)");
-  if (command[0] == "help") {
+  if (options.command.empty()) {
+    return reportError("sacctmgr", "no command given (Gantry's sacctmgr supports: show event)");
+  }
+  if (options.command[0] == "help") {
     std::cout << renderCommandWordHelp(app, "sacctmgr", sacctmgrCommands());
     return 0;
   }
-  if (command[0] == "version") {
+  if (options.command[0] == "version") {
     std::cout << versionText();
     return 0;
   }
-  if (!isShow(command[0])) {
-    return reportError("sacctmgr", "'" + command[0] + "' is not supported: Gantry's sacctmgr only shows node events "
-                                   "(sacctmgr show event)");
+  if (!isShow(options.command[0])) {
+    return reportError("sacctmgr", "'" + options.command[0] +
+                                       "' is not supported: Gantry's sacctmgr only shows node events "
+                                       "(sacctmgr show event)");
   }
-  if (command.size() < 2 || !isEvent(command[1])) {
-    std::string what = command.size() < 2 ? std::string("nothing") : "'" + command[1] + "'";
+  if (options.command.size() < 2 || !isEvent(options.command[1])) {
+    std::string what = options.command.size() < 2 ? std::string("nothing") : "'" + options.command[1] + "'";
     return reportError("sacctmgr", "show " + what + " is not supported: Gantry's sacctmgr only shows node events "
                                    "(sacctmgr show event)");
   }
   auto now = static_cast<int64_t>(std::time(nullptr));
-  auto plan = planEventQuery(std::vector<std::string>(command.begin() + 2, command.end()), now);
+  auto plan = planEventQuery(std::vector<std::string>(options.command.begin() + 2, options.command.end()), now);
   if (!plan) return reportError("sacctmgr", plan.error());
 
-  auto client = ControllerClient::connect(confDir);
+  auto client = ControllerClient::connect(options.confDir);
   if (!client) return reportError("sacctmgr", client.error());
   auto response = client->call<v1::ListNodeEventsResponse>([&](auto& stub, grpc::ClientContext* context, auto* out) {
     return stub.ListNodeEvents(context, plan->request, out);
   });
   if (!response) return reportAccountingError("sacctmgr", response.failure());
   std::vector<v1::AccountingNodeEvent> events(response->events().begin(), response->events().end());
-  if (json) {
+  if (options.json) {
     std::cout << dumpJson(listToJson("events", events));
     return 0;
   }
-  TableStyle style{.header = !noHeader,
-                   .parsable = parsable2 ? Parsable::NoTrailing : parsable ? Parsable::Trailing : Parsable::No};
+  TableStyle style{.header = !options.noHeader,
+                   .parsable = options.parsable2  ? Parsable::NoTrailing
+                               : options.parsable ? Parsable::Trailing
+                                                  : Parsable::No};
   std::cout << renderEvents(plan->fields, events, style, now);
   return 0;
 }

@@ -190,6 +190,15 @@ Result<EventPlan> planEventQuery(const std::vector<std::string>& words, int64_t 
   return plan;
 }
 
+std::vector<std::string> eventFieldNames() {
+  std::vector<std::string> names;
+  for (const FieldName& field : fieldNames()) {
+    names.push_back(field.alias[0] == '\0' ? std::string(field.key)
+                                             : std::string(field.key) + " (" + field.alias + ")");
+  }
+  return names;
+}
+
 std::string renderEvents(const std::vector<EventField>& fields, const std::vector<v1::AccountingNodeEvent>& events,
                          const TableStyle& style, int64_t now) {
   std::vector<TableColumn> columns;

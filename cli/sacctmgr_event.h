@@ -35,6 +35,10 @@ struct EventPlan {
 // unknown condition, field, state or time.
 Result<EventPlan> planEventQuery(const std::vector<std::string>& words, int64_t now);
 
+// Every Format= field of `show event`, with the shorter name it also
+// takes where it has one ("TimeStart (Start)").
+std::vector<std::string> eventFieldNames();
+
 std::string renderEvents(const std::vector<EventField>& fields, const std::vector<v1::AccountingNodeEvent>& events,
                          const TableStyle& style, int64_t now);
 

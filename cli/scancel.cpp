@@ -7,6 +7,7 @@
 #include "cli/arg_parsing.h"
 #include "cli/help_flags.h"
 #include "cli/controller_client.h"
+#include "cli/query_options.h"
 #include "cli/signal_names.h"
 #include "cli/subcommands.h"
 #include "common/util/sluid.h"
@@ -31,7 +32,8 @@ bool allDigits(const std::string& text, size_t most) {
 std::optional<CancelTarget> parseCancelTarget(const std::string& id) {
   size_t dot = id.find('.');
   std::string job = id.substr(0, dot);
-  CancelTarget target{.typed = id};
+  CancelTarget target;
+  target.typed = id;
   if (auto sluid = canonicalSluid(job)) {
     target.sluid = *sluid;
   } else {
@@ -72,30 +74,19 @@ Status resolveSluids(const ControllerClient& client, std::vector<CancelTarget>& 
 }  // namespace
 
 int runScancel(const std::vector<std::string>& args) {
-  std::vector<std::string> jobIds;
-  std::string user, signal, confDir;
-  bool batch = false, full = false;
-  int verbose = 0;
+  ScancelOptions options;
   CLI::App app{"gantry scancel: cancel or signal jobs", "scancel"};
-  HelpRequest helpRequest;
-  declareHelpFlags(app, helpRequest);
-  app.add_option("jobid", jobIds, "job ids or <job>.<step>, several in one word with commas");
-  app.add_option("-u,--user", user, "cancel every job of this user")->type_name("user_name");
-  app.add_option("-s,--signal", signal, "send this signal instead of cancelling")->type_name("name|number");
-  app.add_flag("-b,--batch", batch, "signal only the batch shell, not its children nor the other steps");
-  app.add_flag("-f,--full", full, "signal every step, the batch shell and its children included");
-  app.add_flag("-v,--verbose", verbose, "say what is sent to each job and step");
-  addConfDirOption(app, confDir);
+  declareScancelOptions(app, options);
   auto parsed = parseWords(app, args);
   if (!parsed) return reportError("scancel", parsed.error());
   if (!parsed->usageError.empty()) return reportUsageError("scancel", parsed->usageError);
-  if (auto answer = helpAnswer(app, "scancel", *parsed, helpRequest)) {
+  if (auto answer = helpAnswer(app, "scancel", *parsed, options.help)) {
     std::cout << *answer;
     return 0;
   }
 
   std::vector<CancelTarget> targets;
-  for (const std::string& word : jobIds) {
+  for (const std::string& word : options.jobIds) {
     std::stringstream parts(word);
     std::string id;
     while (std::getline(parts, id, ',')) {
@@ -104,24 +95,24 @@ int runScancel(const std::vector<std::string>& args) {
       targets.push_back(std::move(*target));
     }
   }
-  if (targets.empty() && user.empty()) {
+  if (targets.empty() && options.user.empty()) {
     return reportError("scancel", "no job identification provided: give job ids or -u USER");
   }
   gantry::v1::CancelJobRequest request;
-  request.set_user(user);
-  if (batch && full) return reportError("scancel", "--batch and --full exclude each other");
+  request.set_user(options.user);
+  if (options.batch && options.full) return reportError("scancel", "--batch and --full exclude each other");
   // As Slurm's scancel: -b or -f without -s sends SIGKILL to those processes.
-  if (signal.empty() && (batch || full)) signal = "KILL";
-  request.set_signal_scope(batch  ? gantry::v1::SIGNAL_SCOPE_BATCH
-                           : full ? gantry::v1::SIGNAL_SCOPE_FULL
+  if (options.signal.empty() && (options.batch || options.full)) options.signal = "KILL";
+  request.set_signal_scope(options.batch ? gantry::v1::SIGNAL_SCOPE_BATCH
+                           : options.full ? gantry::v1::SIGNAL_SCOPE_FULL
                                   : gantry::v1::SIGNAL_SCOPE_STEPS);
-  if (!signal.empty()) {
-    auto number = parseSignal(signal);
+  if (!options.signal.empty()) {
+    auto number = parseSignal(options.signal);
     if (!number) return reportError("scancel", "-s/--signal: " + number.error());
     request.set_signal(*number);
   }
 
-  auto client = ControllerClient::connect(confDir);
+  auto client = ControllerClient::connect(options.confDir);
   if (!client) return reportError("scancel", client.error());
   if (auto resolved = resolveSluids(*client, targets); !resolved) return reportError("scancel", resolved.error());
   for (const CancelTarget& target : targets) {
@@ -133,7 +124,7 @@ int runScancel(const std::vector<std::string>& args) {
       request.add_job_ids(target.job);
     }
   }
-  if (verbose > 0) {
+  if (options.verbose > 0) {
     // Slurm's words, said before each request goes out.
     for (const CancelTarget& target : targets) {
       std::string what = (target.step ? "step " : "job ") + target.typed;

@@ -20,6 +20,7 @@
 #include "cli/job_steps.h"
 #include "cli/json_meta.h"
 #include "cli/json_render.h"
+#include "cli/query_options.h"
 #include "cli/scontrol_hostlist.h"
 #include "cli/scontrol_job_ids.h"
 #include "cli/scontrol_render.h"
@@ -32,16 +33,6 @@ namespace gantry::cli {
 namespace {
 
 constexpr const char* kCommand = "scontrol";
-
-struct ScontrolOptions {
-  std::vector<std::string> args;   // the command line as given, for --json's "meta"
-  std::vector<std::string> words;
-  bool details = false;
-  bool oneLiner = false;
-  bool all = false;  // accepted: Gantry hides no partition, so there is nothing more to show
-  bool json = false;
-  std::string confDir;
-};
 
 // Slurm's "--json" answer: the content with its envelope ("meta", "errors",
 // "warnings").
@@ -511,26 +502,11 @@ int runScontrol(const std::vector<std::string>& args) {
   ScontrolOptions options;
   options.args = args;
   CLI::App app{"gantry scontrol: view and change controller state", "scontrol"};
-  HelpRequest helpRequest;
-  declareHelpFlags(app, helpRequest, "-h,--help");
-  app.add_option("command", options.words,
-                 "show job|step|node|partition|config|drainedtres|hostnames|hostlist|hostlistsorted [name], "
-                 "update NodeName=... State=... Reason=..., update JobId=... TresBind=..., "
-                 "update TresName=... NodeName=... Index=|Uuid=|Count=... Action=... Reason=..., "
-                 "write batch_script JOBID [FILE], "
-                 "suspend|resume|hold|release|requeue JOBID[,JOBID...] ..., ping, reconfigure, "
-                 "shutdown [slurmctld|controller]");
-  app.add_flag("-a,--all", options.all, "show all partitions and their jobs (Gantry hides none)");
-  // Slurm counts -d (-dd for more); Gantry has one level, so repeats are taken as one.
-  app.add_flag("-d,--details", options.details, "more detail (allocations, GRES use)")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.add_flag("-o,--oneliner", options.oneLiner, "print each record on one line");
-  app.add_flag("--json", options.json, "print JSON");
-  addConfDirOption(app, options.confDir);
+  declareScontrolOptions(app, options);
   auto parsed = parseWords(app, shieldBracketWords(args));
   if (!parsed) return reportError(kCommand, parsed.error());
   if (!parsed->usageError.empty()) return reportUsageError(kCommand, parsed->usageError);
-  if (auto answer = helpAnswer(app, kCommand, *parsed, helpRequest)) {
+  if (auto answer = helpAnswer(app, kCommand, *parsed, options.help)) {
     std::cout << *answer;
     return 0;
   }

@@ -15,24 +15,12 @@
 #include "cli/job_steps.h"
 #include "cli/json_meta.h"
 #include "cli/json_render.h"
+#include "cli/query_options.h"
 #include "cli/subcommands.h"
 #include "common/hostlist/hostlist.h"
 
 namespace gantry::cli {
 namespace {
-
-struct SqueueOptions {
-  bool noHeader = false;
-  bool json = false;
-  bool me = false;
-  bool showSteps = false;  // -s/--steps given, with or without a list
-  bool longList = false;   // -l/--long: more columns and the date first
-  bool start = false;      // --start: pending jobs and when they start
-  bool arrays = false;     // -r/--array: one line per array task (no arrays yet)
-  std::string jobs, users, states, partitions, format, longFormat, confDir;
-  std::string names, accounts, nodes;
-  std::string stepList;    // -s/--steps=<jobid.stepid,...>
-};
 
 // What narrows the listing on this side of the call, besides the
 // controller's own filters (ids, states, one user).
@@ -171,39 +159,16 @@ std::string dateLine(time_t now) {
 int runSqueue(const std::vector<std::string>& args) {
   SqueueOptions options;
   CLI::App app{"gantry squeue: list jobs", "squeue"};
-  HelpRequest helpRequest;
-  declareHelpFlags(app, helpRequest);
-  app.add_flag("-h,--noheader", options.noHeader, "omit the header line");
-  app.add_option("-j,--jobs", options.jobs, "comma-separated job ids")->type_name("job(s)");
-  app.add_option("-u,--user", options.users, "comma-separated user names")->type_name("user_name(s)");
-  app.add_flag("--me", options.me, "only my jobs (same as -u with my user name)");
-  app.add_option("-t,--states", options.states, "comma-separated states (PD,R,... or all)")->type_name("state(s)");
-  app.add_option("-p,--partition", options.partitions, "comma-separated partitions")->type_name("partition(s)");
-  app.add_option("-o,--format", options.format, "format string of %codes")->type_name("format");
-  app.add_option("-O,--Format", options.longFormat, "comma-separated field names")->type_name("field(s)");
-  CLI::Option* steps = app.add_option("-s,--steps", options.stepList,
-                                      "show running job steps instead of jobs; optionally only "
-                                      "these (comma-separated <jobid>.<stepid>)")
-                           ->expected(0, 1)
-                           ->type_name("step(s)");
-  app.add_option("-n,--name", options.names, "comma-separated job names")->type_name("job_name(s)");
-  app.add_option("-A,--account", options.accounts, "comma-separated accounts")->type_name("account(s)");
-  app.add_option("-w,--nodelist", options.nodes, "only jobs holding one of these nodes")->type_name("hostlist");
-  app.add_flag("-l,--long", options.longList, "long report: state and time limit, with the date first");
-  app.add_flag("--start", options.start,
-               "pending jobs and their expected start time, earliest first (N/A: not planned yet)");
-  app.add_flag("-r,--array", options.arrays, "one line per array task (accepted: there are no arrays yet)");
-  app.add_flag("--json", options.json, "print JSON");
-  addConfDirOption(app, options.confDir);
+  declareSqueueOptions(app, options);
   auto parsed = parseWords(app, args);
   if (!parsed) return reportError("squeue", parsed.error());
   if (!parsed->usageError.empty()) return reportUsageError("squeue", parsed->usageError);
-  if (auto answer = helpAnswer(app, "squeue", *parsed, helpRequest)) {
+  if (auto answer = helpAnswer(app, "squeue", *parsed, options.help)) {
     std::cout << *answer;
     return 0;
   }
 
-  options.showSteps = steps->count() > 0;
+  options.showSteps = options.steps->count() > 0;
   if (options.me) {
     if (!options.users.empty()) return reportError("squeue", "--me and -u/--user cannot be combined");
     options.users = auth::userName(getuid());

@@ -4,9 +4,6 @@
 // --usage drawn from the option tables.
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "cli/allocation_lines.h"
 #include "cli/job_options.h"
@@ -191,54 +188,6 @@ TEST_CASE("srun -v names the job's nodes and CPU counts as Slurm does", "[cli][l
   CHECK(gantry::cli::nodesReadyLine(job) == "Nodes gpu[3-5] are ready for job");
   CHECK(gantry::cli::stepLaunchLine(4021, "3", "gpu4", 1, 2) == "launching StepId=4021.3 on host gpu4, 2 tasks: 0-1");
   CHECK(gantry::cli::stepLaunchLine(9, "0", "gpu[3-5]", 3, 3) == "launching StepId=9.0 on hosts gpu[3-5], 3 tasks: 0-2");
-}
-
-namespace {
-
-// The generated table of `command`'s options, as docs/compatibility.md
-// carries it between its markers.
-std::string generatedTable(const std::string& command) {
-  const std::string origin = "command line";
-  gantry::cli::SbatchOptions options;
-  gantry::cli::InteractiveInvocation launcher;
-  CLI::App app{command, command};
-  if (command == "sbatch") {
-    gantry::cli::declareSbatchOptions(app, options, &origin);
-  } else {
-    gantry::cli::declareInteractiveOptions(app, command, options, launcher, &origin);
-  }
-  return gantry::cli::renderOptionTable(app);
-}
-
-}  // namespace
-
-// The tables are generated from the option tables; run this test with
-// GANTRY_UPDATE_DOCS=1 to write them after an option changes.
-TEST_CASE("docs/compatibility.md lists the options the launchers declare", "[cli][launcher][docs]") {
-  const std::string path = "docs/compatibility.md";
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  std::stringstream read;
-  read << in.rdbuf();
-  std::string doc = read.str();
-  const bool update = std::getenv("GANTRY_UPDATE_DOCS") != nullptr;
-  for (const std::string command : {"sbatch", "srun", "salloc"}) {
-    const std::string begin = "<!-- generated: " + command + " options -->\n";
-    const std::string end = "<!-- end of " + command + " options -->";
-    size_t from = doc.find(begin);
-    size_t to = doc.find(end);
-    REQUIRE(from != std::string::npos);
-    REQUIRE(to != std::string::npos);
-    from += begin.size();
-    std::string expected = generatedTable(command);
-    if (update) {
-      doc.replace(from, to - from, expected);
-      continue;
-    }
-    INFO(command << ": the table differs; run the test with GANTRY_UPDATE_DOCS=1");
-    CHECK(doc.substr(from, to - from) == expected);
-  }
-  if (update) std::ofstream(path) << doc;
 }
 
 TEST_CASE("salloc --no-shell runs nothing, even a command it is given", "[cli][launcher]") {
