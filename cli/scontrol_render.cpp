@@ -308,6 +308,10 @@ std::string renderNode(const gantry::v1::Node& node, const RenderOptions& option
   std::string partitions;
   for (const auto& p : node.partitions()) partitions += (partitions.empty() ? "" : ",") + p;
   r.addIf(!partitions.empty(), "Partitions", partitions).next();
+  r.add("SlurmdStartTime", formatTimestamp(node.agent_start_time(), "None")).next();
+  r.add("LastBusyTime", formatTimestamp(node.last_busy_time(), "None")).next();
+  r.add("CfgTRES", node.cfg_tres()).next();
+  r.add("AllocTRES", node.alloc_tres()).next();
   if (!node.reason().empty()) {
     std::string reason = node.reason();
     if (!node.reason_user().empty() || node.reason_time() != 0) {
@@ -336,7 +340,9 @@ std::string renderPartition(const gantry::v1::Partition& partition, const Render
   r.add("PreemptMode", partition.preempt_mode().empty() ? "OFF" : partition.preempt_mode()).next();
   r.add("State", partition.state().empty() ? "UP" : partition.state())
       .add("TotalCPUs", std::to_string(partition.total_cpus()))
-      .add("TotalNodes", std::to_string(partition.total_nodes()));
+      .add("TotalNodes", std::to_string(partition.total_nodes()))
+      .next();
+  r.add("TRES", orNull(partition.tres()));
   return r.str();
 }
 

@@ -112,6 +112,15 @@ std::string tresTextInIdOrder(const std::map<std::string, uint64_t>& counts) {
   return out;
 }
 
+std::map<std::string, uint64_t> configuredTresCounts(const config::NodeConf& node) {
+  std::map<std::string, uint64_t> counts;
+  counts["cpu"] = static_cast<uint64_t>(node.cpus);
+  counts["billing"] = static_cast<uint64_t>(node.cpus);
+  if (node.realMemoryMb != 0) counts["mem"] = node.realMemoryMb;
+  for (const auto& gres : node.gres) addGres(counts, gres.name, gres.type, gres.count);
+  return counts;
+}
+
 HeldTres heldTresOf(const select::Allocation& allocation, const select::Cluster& cluster) {
   HeldTres held;
   for (const auto& grant : allocation.nodes) {

@@ -78,6 +78,11 @@ std::string tresTextInIdOrder(const std::map<std::string, uint64_t>& counts);
 
 inline std::string heldTresText(const HeldTres& held) { return tresText(heldTresCounts(held)); }
 
+// What a node offers, for CfgTRES and a partition's TRES: cpu, mem,
+// billing (one per CPU: TRESBillingWeights are not applied) and each
+// configured GRES, typed ones also under their type.
+std::map<std::string, uint64_t> configuredTresCounts(const config::NodeConf& node);
+
 // What the request asked (ReqTRES), as counts for tresText.
 std::map<std::string, uint64_t> requestedTres(const v1::JobSpec& spec);
 

@@ -56,7 +56,8 @@ ControllerCore::ControllerCore(boost::asio::io_context& io, CoreOptions options)
                           stepEndedOnNode(job, step, node, 1, why);
                         },
                     .schedule = [this] { requestSchedule(); },
-                    .suspendSettled = [this] { resumeWaitingGangJobs(); }}) {
+                    .suspendSettled = [this] { resumeWaitingGangJobs(); },
+                    .now = [this] { return now(); }}) {
   executor_.setAccountingJournal(accountingJournal_.get());
 }
 

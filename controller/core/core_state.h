@@ -70,6 +70,10 @@ struct CoreState {
     auto found = jobs.find(id);
     return found == jobs.end() ? nullptr : &found->second;
   }
+  const JobRecord* findJob(uint64_t id) const {
+    auto found = jobs.find(id);
+    return found == jobs.end() ? nullptr : &found->second;
+  }
   NodeRecord* findNode(const std::string& name) {
     auto found = nodeIndex.find(name);
     return found == nodeIndex.end() ? nullptr : &nodes[found->second];

@@ -175,6 +175,7 @@ void EffectExecutor::holdResources(JobRecord& job) {
     node.allocCpus = state_.cluster.heldCpus(grant.node);
     node.allocMemoryMb += grant.memoryMb;
     node.jobs.insert(job.id);
+    if (hooks_.now) node.lastBusyTime = hooks_.now();
   }
 }
 
@@ -185,6 +186,7 @@ void EffectExecutor::releaseResources(JobRecord& job) {
     node.allocCpus = state_.cluster.heldCpus(grant.node);
     node.allocMemoryMb -= std::min(node.allocMemoryMb, grant.memoryMb);
     node.jobs.erase(job.id);
+    if (hooks_.now) node.lastBusyTime = hooks_.now();
   }
 }
 

@@ -46,6 +46,8 @@ class EffectExecutor {
     // A suspend command left the queue of unacknowledged ones (acknowledged,
     // superseded, or its node is gone): resumes waiting for it may go.
     std::function<void()> suspendSettled;
+    // The core's clock (unix seconds), for the times kept on node records.
+    std::function<int64_t()> now;
   };
 
   EffectExecutor(CoreState& state, store::JobStore& store, AgentGateway& agents, TimerQueue& timers, Hooks hooks);

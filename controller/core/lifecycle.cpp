@@ -455,6 +455,8 @@ struct NodeTransition {
     if (registered.port != 0) node.port = registered.port;
     node.hardware = registered.hardware;
     node.hardwareKnown = true;
+    if (registered.agentStartTime > 0) node.agentStartTime = registered.agentStartTime;
+    if (node.lastBusyTime == 0) node.lastBusyTime = now;
     // A good registration leaves an earlier drain in place: such a node
     // returns only through `scontrol update State=RESUME`, which clears
     // these (a still-bad node drains again at its next registration).

@@ -152,6 +152,8 @@ struct Registered {
   std::optional<drain::DrainedTres> drains;
   // A report fits its saved order again: the order-mismatch drain lifts.
   bool clearsOrderMismatch = false;
+  // When the agent started (unix seconds; 0: not reported).
+  int64_t agentStartTime = 0;
 };
 struct HeartbeatSeen { std::vector<std::string> drainReasons; };
 struct HeartbeatMissed {};

@@ -108,7 +108,8 @@ void ControllerCore::registerNode(v1::RegisterRequest request, Reply<v1::Registe
                                             .hardware = request.hardware(),
                                             .problems = std::move(problems),
                                             .drains = std::move(drains.record),
-                                            .clearsOrderMismatch = drains.clearsOrderMismatch});
+                                            .clearsOrderMismatch = drains.clearsOrderMismatch,
+                                            .agentStartTime = request.boot_time()});
     drainedTresChanged(*node, before, false);
 
     // Jobs we believe run here but the agent does not have were lost with

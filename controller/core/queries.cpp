@@ -116,7 +116,7 @@ void ControllerCore::listNodes(v1::ListNodesRequest request, auth::Identity call
     }
     for (const auto& node : state_.nodes) {
       if (!names.empty() && names.count(node.conf.name) == 0) continue;
-      *response.add_nodes() = views::nodeToWire(node, state_);
+      *response.add_nodes() = views::nodeToWire(node, state_, now());
     }
     if (!names.empty() && response.nodes_size() == 0) {
       return reply(Error{ErrorCode::NotFound, "Node " + *names.begin() + " not found"});
@@ -141,10 +141,16 @@ void ControllerCore::listPartitions(v1::ListPartitionsRequest request,
       view->set_default_time_minutes(partition.defaultTimeMinutes);
       view->set_state(partition.state);
       int cpus = 0;
+      std::map<std::string, uint64_t> tres;
       for (const auto& name : partition.nodes) {
-        if (const NodeRecord* node = state_.findNode(name)) cpus += node->conf.cpus;
+        const NodeRecord* node = state_.findNode(name);
+        if (node == nullptr) continue;
+        cpus += node->conf.cpus;
+        for (const auto& [key, count] : configuredTresCounts(node->conf)) tres[key] += count;
       }
+      if (!partition.nodes.empty()) tres["node"] = partition.nodes.size();
       view->set_total_cpus(cpus);
+      view->set_tres(tresTextInIdOrder(tres));
       view->set_total_nodes(static_cast<int>(partition.nodes.size()));
       std::string over(config::toString(partition.overSubscribe));
       if (partition.overSubscribe == config::OverSubscribeMode::Yes ||

@@ -209,6 +209,13 @@ struct NodeRecord {
   // order (controller/drain); kept across controller restarts.
   drain::DrainedTres drainedTres;
 
+  // When its agent started (reported at registration) and the last time a
+  // job held or left it (scontrol's SlurmdStartTime and LastBusyTime);
+  // unix seconds, 0 until known. Not stored: a restarted controller learns
+  // them again from the next registration and job.
+  int64_t agentStartTime = 0;
+  int64_t lastBusyTime = 0;
+
   int allocCpus = 0;
   uint64_t allocMemoryMb = 0;
   std::set<uint64_t> jobs;  // jobs holding resources here

@@ -5,6 +5,7 @@
 
 #include "common/gres/index_list.h"
 #include "common/hostlist/hostlist.h"
+#include "controller/core/accounting_view.h"
 #include "controller/drain/drained_tres_text.h"
 
 namespace gantry::views {
@@ -484,9 +485,32 @@ std::string restrictedCoresText(const select::NodeInfo& info) {
   return std::to_string(info.restrictedCoresPerGpu) + "(" + gres::formatIndexList(std::move(cores)) + ")";
 }
 
+// What the node's jobs hold there, as AllocTRES: the job's TRES without
+// node and billing, as Slurm writes a node's.
+std::string nodeAllocTres(const NodeRecord& node, const core::CoreState& state) {
+  core::HeldTres total;
+  for (uint64_t id : node.jobs) {
+    const core::JobRecord* job = state.findJob(id);
+    if (job == nullptr) continue;
+    select::Allocation here;
+    for (const auto& grant : job->allocation.nodes) {
+      if (grant.node == node.selectIndex) here.nodes.push_back(grant);
+    }
+    core::HeldTres held = core::heldTresOf(here, state.cluster);
+    total.nodes += held.nodes;
+    total.cpus += held.cpus;
+    total.memoryMb += held.memoryMb;
+    total.gres.insert(total.gres.end(), held.gres.begin(), held.gres.end());
+  }
+  auto counts = core::heldTresCounts(total);
+  counts.erase("node");
+  counts.erase("billing");
+  return core::tresTextInIdOrder(counts);
+}
+
 }  // namespace
 
-v1::Node nodeToWire(const NodeRecord& node, const core::CoreState& state) {
+v1::Node nodeToWire(const NodeRecord& node, const core::CoreState& state, int64_t now) {
   v1::Node view;
   view.set_name(node.conf.name);
   view.set_addr(node.addr);
@@ -526,6 +550,10 @@ v1::Node nodeToWire(const NodeRecord& node, const core::CoreState& state) {
   view.set_gres_used(state.cluster.gresUsed(node.selectIndex));
   view.set_gres_chunks(select::formatNodeGresChunks(state.cluster.node(node.selectIndex)));
   view.set_restricted_cores_per_gpu(restrictedCoresText(state.cluster.node(node.selectIndex)));
+  view.set_cfg_tres(core::tresTextInIdOrder(core::configuredTresCounts(node.conf)));
+  view.set_alloc_tres(nodeAllocTres(node, state));
+  view.set_last_busy_time(node.jobs.empty() ? node.lastBusyTime : now);
+  view.set_agent_start_time(node.agentStartTime);
   addDeviceLines(node, view);
   return view;
 }

@@ -46,7 +46,8 @@ accounting::TaskUsageSample taskUsageFromWire(const std::string& node, const v1:
 v1::TaskUsage taskUsageToWire(const accounting::TaskUsageSample& sample);
 
 // The node as sinfo and scontrol show it.
-v1::Node nodeToWire(const core::NodeRecord& node, const core::CoreState& state);
+// `now` (unix seconds) is the LastBusyTime of a node that holds a job.
+v1::Node nodeToWire(const core::NodeRecord& node, const core::CoreState& state, int64_t now);
 // "MIXED+DRAIN", "DOWN+NOT_RESPONDING", ... and the same as enum and flags.
 std::string nodeStateText(const core::NodeRecord& node);
 v1::NodeBaseState nodeBaseState(const core::NodeRecord& node);

@@ -134,6 +134,9 @@ inline gantry::v1::Node node(const std::string& name, const std::string& state,
   n.set_threads_per_core(1);
   n.set_real_memory_mb(64000);
   n.set_alloc_cpus(allocCpus);
+  n.set_cfg_tres("cpu=8,mem=64000M,billing=8");
+  n.set_agent_start_time(kNow - 86400);
+  n.set_last_busy_time(kNow - 7200);
   return n;
 }
 
@@ -151,6 +154,9 @@ inline std::vector<gantry::v1::Node> clusterNodes() {
     auto n = node(name, "MIXED", gantry::v1::NODE_MIXED, 0, 4);
     n.set_gres("gpu:a100:4");
     n.set_gres_used("gpu:a100:2(IDX:0-1)");
+    n.set_cfg_tres("cpu=8,mem=64000M,billing=8,gres/gpu=4,gres/gpu:a100=4");
+    n.set_alloc_tres("cpu=4,mem=8G,gres/gpu=2,gres/gpu:a100=2");
+    n.set_last_busy_time(kNow);
     n.add_partitions("gpu");
     n.add_features("a100");
     nodes.push_back(n);
@@ -171,6 +177,7 @@ inline std::vector<gantry::v1::Partition> clusterPartitions() {
   cpu.set_state("UP");
   cpu.set_total_cpus(24);
   cpu.set_total_nodes(3);
+  cpu.set_tres("cpu=24,mem=192000M,node=3,billing=24");
   cpu.set_priority_tier(1);
   gantry::v1::Partition gpu;
   gpu.set_name("gpu");
@@ -181,6 +188,7 @@ inline std::vector<gantry::v1::Partition> clusterPartitions() {
   gpu.set_state("UP");
   gpu.set_total_cpus(16);
   gpu.set_total_nodes(2);
+  gpu.set_tres("cpu=16,mem=128000M,node=2,billing=16,gres/gpu=8,gres/gpu:a100=8");
   gpu.set_over_subscribe("FORCE:4");
   gpu.set_priority_tier(2);
   gpu.set_preempt_mode("GANG,SUSPEND");

@@ -895,7 +895,7 @@ TEST_CASE("scontrol -o prints one record a line; -a and -dd are accepted", "[cli
   CHECK(nodes.status == 0);
   CHECK(std::count(nodes.out.begin(), nodes.out.end(), '\n') == 5);  // the fixture's five nodes
   CHECK_THAT(nodes.out, Catch::StartsWith("NodeName=cpu1 "));
-  CHECK_THAT(nodes.out, Catch::Contains(" Partitions=cpu\nNodeName=cpu2 "));
+  CHECK_THAT(nodes.out, Catch::Contains(" Partitions=cpu SlurmdStartTime=2026-11-29T10:00:00 LastBusyTime=2026-11-30T08:00:00 CfgTRES=cpu=8,mem=64000M,billing=8 AllocTRES=\nNodeName=cpu2 "));
   CHECK_THAT(nodes.out, Catch::Contains("\nNodeName=gpu2 "));
   auto jobs = run(runScontrol, {"--oneliner", "-a", "show", "job", "12"}, cluster);
   CHECK(jobs.status == 0);

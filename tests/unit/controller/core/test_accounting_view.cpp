@@ -634,3 +634,30 @@ TEST_CASE("node events: the book opens, keeps, and closes and reopens on a chang
   CHECK(writes[0].startTime == 90);
   CHECK(writes[0].endTime == 300);
 }
+
+TEST_CASE("accounting view: a node's configured TRES (CfgTRES)", "[accounting][view]") {
+  struct Row {
+    const char* rule;
+    std::string nodeLine;
+    const char* text;
+  };
+  const Row rows[] = {
+      {"cpu, mem and one billing unit per cpu", "NodeName=c1 CPUs=12 RealMemory=96000", "cpu=12,mem=96000M,billing=12"},
+      {"memory in its largest whole unit", "NodeName=c1 CPUs=2 RealMemory=8192", "cpu=2,mem=8G,billing=2"},
+      {"typed devices count under the name and the type",
+       "NodeName=c1 CPUs=6 RealMemory=1000 Gres=gpu:l40:3", "cpu=6,mem=1000M,billing=6,gres/gpu=3,gres/gpu:l40=3"},
+      {"two types add up under the name",
+       "NodeName=c1 CPUs=6 RealMemory=1000 Gres=gpu:l40:1,gpu:a10:2",
+       "cpu=6,mem=1000M,billing=6,gres/gpu=3,gres/gpu:a10=2,gres/gpu:l40=1"},
+      {"shares and counts as configured", "NodeName=c1 CPUs=6 RealMemory=1000 Gres=gpu:2,shard:20,nic:no_consume:1",
+       "cpu=6,mem=1000M,billing=6,gres/gpu=2,gres/nic=1,gres/shard=20"},
+  };
+  for (const auto& row : rows) {
+    INFO(row.rule);
+    auto loaded = config::parseGantryConf(std::string("GresTypes=gpu,shard,nic\n") + row.nodeLine +
+                                              "\nPartitionName=p Nodes=c1\n",
+                                          "unit.conf");
+    REQUIRE(loaded.ok());
+    CHECK(core::tresTextInIdOrder(core::configuredTresCounts(loaded->conf.nodes.at(0))) == row.text);
+  }
+}

@@ -549,3 +549,55 @@ TEST_CASE("jobs are listed by SLUID in any case, ended ones too, and each listin
   CHECK(answer->jobs(0).job_id() == first);
   CHECK(answer->jobs(0).state() == v1::COMPLETED);
 }
+
+TEST_CASE("a node's record says what it offers, what its jobs hold there, when it was last busy and when its agent started") {
+  Harness h;
+  auto pass = [&](int seconds) {
+    for (int i = 0; i < seconds; ++i) {
+      h.clock.advance(std::chrono::seconds(1));
+      h.heartbeat("n1");
+      h.heartbeat("n2");
+      h.settle();
+    }
+  };
+  auto nodeNamed = [&](const std::string& name) {
+    v1::ListNodesRequest request;
+    request.add_names(name);
+    auto nodes = h.await<v1::ListNodesResponse>([&](auto reply) { h.core->listNodes(request, reply); });
+    REQUIRE(nodes.ok());
+    return nodes->nodes(0);
+  };
+  h.clock.advance(std::chrono::seconds(10));
+  v1::RegisterRequest started;
+  started.set_node_name("n1");
+  started.set_boot_time(999'000);
+  REQUIRE(h.await<v1::RegisterResponse>([&](auto reply) { h.core->registerNode(started, reply); }).ok());
+  h.registerNodes({"n2"});
+  v1::Node idle = nodeNamed("n1");
+  CHECK(idle.cfg_tres() == "cpu=4,mem=1000M,billing=4");
+  CHECK(idle.alloc_tres().empty());
+  CHECK(idle.agent_start_time() == 999'000);
+  CHECK(idle.last_busy_time() == 1'000'010);  // never busy: its registration
+  CHECK(nodeNamed("n2").agent_start_time() == 0);
+
+  v1::JobSpec spec = sleepJob(3);
+  spec.set_mem_per_node_mb(300);
+  auto id = h.submit(spec);
+  REQUIRE(id.ok());
+  h.settle();
+  const std::string host = h.job(*id).batch_host();
+  pass(20);
+  v1::Node busy = nodeNamed(host);
+  CHECK(busy.alloc_tres() == "cpu=3,mem=300M");
+  CHECK(busy.last_busy_time() == 1'000'030);  // busy now
+  h.complete(*id, host, 0);
+  pass(15);
+  v1::Node left = nodeNamed(host);
+  CHECK(left.alloc_tres().empty());
+  CHECK(left.last_busy_time() == 1'000'030);  // when its job left
+
+  v1::ListPartitionsRequest partitions;
+  auto listed = h.await<v1::ListPartitionsResponse>([&](auto reply) { h.core->listPartitions(partitions, reply); });
+  REQUIRE(listed.ok());
+  CHECK(listed->partitions(0).tres() == "cpu=8,mem=2000M,node=2,billing=8");
+}

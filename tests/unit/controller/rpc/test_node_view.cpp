@@ -57,7 +57,7 @@ TEST_CASE("node view: drained_tres, max_drained_tres and the DEGRADED flag", "[d
       viewed.record.allocCpus = 2;
       viewed.record.jobs.insert(7);
     }
-    v1::Node wire = views::nodeToWire(viewed.record, viewed.state);
+    v1::Node wire = views::nodeToWire(viewed.record, viewed.state, 0);
     CHECK(wire.max_drained_tres() == row.maxDrainedTres);
     CHECK(wire.drained_tres() == row.drainedTres);
     CHECK(wire.state() == row.state);
@@ -82,7 +82,7 @@ TEST_CASE("node view: device lines follow the saved order, an empty slot shown A
        .slots = {{.uuid = "GPU-3", .type = "l40", .present = true},
                  {.uuid = "GPU-5", .type = "l40", .present = false},
                  {.uuid = "GPU-9", .type = "l40", .present = true}}});
-  v1::Node wire = views::nodeToWire(viewed.record, viewed.state);
+  v1::Node wire = views::nodeToWire(viewed.record, viewed.state, 0);
   REQUIRE(wire.gres_devices_size() == 3);
   CHECK(wire.gres_devices(0) == "gpu:l40 Index=0 File=/dev/nvidia3 UUID=GPU-3");
   CHECK(wire.gres_devices(1) == "gpu:l40 Index=1 Absent UUID=GPU-5");
