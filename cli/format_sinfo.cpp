@@ -87,6 +87,23 @@ std::string cpuStates(const SinfoRow& row) {
          "/" + std::to_string(total);
 }
 
+// Nodes allocated (wholly or in part) / idle / other (down, drained,
+// failing) / total, as sinfo's %F.
+std::string nodeStates(const SinfoRow& row) {
+  size_t allocated = 0, idle = 0, other = 0;
+  for (const Node* node : row.nodes) {
+    if (nodeUnusable(*node)) {
+      ++other;
+    } else if (node->alloc_cpus() > 0) {
+      ++allocated;
+    } else {
+      ++idle;
+    }
+  }
+  return std::to_string(allocated) + "/" + std::to_string(idle) + "/" + std::to_string(other) + "/" +
+         std::to_string(row.nodes.size());
+}
+
 std::string nodeNames(const SinfoRow& row) {
   std::vector<std::string> names;
   for (const Node* node : row.nodes) names.push_back(node->name());
@@ -109,6 +126,17 @@ const std::vector<SinfoField>& sinfoFields() {
       {"N", "nodelist", "NODELIST", Scope::kAggregate, nodeNames},
       {"n", "nodehost", "HOSTNAMES", Scope::kAggregate, nodeNames},
       {"C", "cpusstate", "CPUS(A/I/O/T)", Scope::kAggregate, cpuStates},
+      {"F", "nodeaiot", "NODES(A/I/O/T)", Scope::kAggregate, nodeStates},
+      {"s", "size", "JOB_SIZE", Scope::kPartition,
+       partitionValue([](const Partition& p) {
+         return "1-" + (p.max_nodes() < 0 ? std::string("infinite") : std::to_string(p.max_nodes()));
+       })},
+      // Gantry has no RootOnly or AllowGroups: every partition is open to all.
+      {"r", "root", "ROOT", Scope::kPartition, partitionValue([](const Partition&) { return std::string("no"); })},
+      {"g", "groups", "GROUPS", Scope::kPartition,
+       partitionValue([](const Partition&) { return std::string("all"); })},
+      {"h", "oversubscribe", "OVERSUBSCRIBE", Scope::kPartition,
+       partitionValue([](const Partition& p) { return p.over_subscribe().empty() ? "NO" : p.over_subscribe(); })},
       {"T", "statelong", "STATE", Scope::kNode,
        nodeValue([](const Node& n) { return nodeStateLong(n); })},
       {"t", "statecompact", "STATE", Scope::kNode,
@@ -147,6 +175,9 @@ const std::vector<SinfoField>& sinfoFields() {
       {"Z", "threads", "THREADS", Scope::kNode,
        nodeValue([](const Node& n) { return std::to_string(n.threads_per_core()); })},
       {"o", "nodeaddr", "NODE_ADDR", Scope::kNode, nodeValue([](const Node& n) { return n.addr(); })},
+      {"d", "disk", "TMP_DISK", Scope::kNode,
+       nodeValue([](const Node& n) { return std::to_string(n.tmp_disk_mb()); })},
+      {"w", "weight", "WEIGHT", Scope::kNode, nodeValue([](const Node& n) { return std::to_string(n.weight()); })},
   };
   return fields;
 }
@@ -237,15 +268,19 @@ std::vector<ColumnName> sinfoColumns() {
   return columns;
 }
 
-LineFormat defaultSinfoFormat(SinfoView view) {
+LineFormat defaultSinfoFormat(SinfoView view, SinfoDefaults defaults) {
+  const bool longList = defaults.longList;
   switch (view) {
     case SinfoView::kNodes:
-      return parseSinfoFormat("%#N %.6D %#P %6t").value();
+      return parseSinfoFormat(longList ? "%#N %.6D %#P %.11T %.4c %.8z %.6m %.8d %.6w %.8f %20E" : "%#N %.6D %#P %6t")
+          .value();
     case SinfoView::kReasons:
-      return parseSinfoFormat("%30E %9u %19H %N").value();
+      return parseSinfoFormat(longList ? "%20E %9u %19H %6t %N" : "%30E %9u %19H %N").value();
     case SinfoView::kPartitions:
       break;
   }
+  if (defaults.summarize) return parseSinfoFormat("%#P %.5a %.10l %.16F  %N").value();
+  if (longList) return parseSinfoFormat("%#P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N").value();
   return parseSinfoFormat("%#P %.5a %.10l %.6D %.6t %N").value();
 }
 

@@ -19,16 +19,24 @@ namespace gantry::cli {
 
 enum class SinfoView { kPartitions, kNodes, kReasons };
 
-// The format Slurm uses for each view.
-LineFormat defaultSinfoFormat(SinfoView view);
+// -s/--summarize and -l/--long: other default columns, as Slurm's.
+struct SinfoDefaults {
+  bool summarize = false;  // one line per partition, node counts as A/I/O/T (partition view only)
+  bool longList = false;
+};
 
-// "-o/--format" codes: %P %R %a %l %D %T %t %N %c %m %G %E %z %C %u %H %f.
+// The format Slurm uses for each view.
+LineFormat defaultSinfoFormat(SinfoView view, SinfoDefaults defaults = {});
+
+// "-o/--format" codes: %P %R %a %l %s %r %g %h %D %F %T %t %N %c %m %d %w
+// %G %E %z %C %u %H %f %X %Y %Z %o.
 Result<LineFormat> parseSinfoFormat(const std::string& format);
 
 // "-O/--Format" names: NodeList, Partition, PartitionName, Available, Time,
 // Nodes, StateLong, StateCompact, StateComplete, CPUs, CPUsState, Memory, AllocMem, Gres,
 // GresUsed, Reason, User, Timestamp, Features, SocketCoreThread, Sockets,
-// Cores, Threads, NodeAddr, NodeHost.
+// Cores, Threads, NodeAddr, NodeHost, NodeAIOT, Size, Root, Groups,
+// OverSubscribe, Disk, Weight.
 Result<LineFormat> parseSinfoFieldList(const std::string& list);
 
 // Every column, in the order of the table.

@@ -35,6 +35,9 @@ void declareSinfoOptions(CLI::App& app, SinfoOptions& options) {
   app.add_flag("-N,--Node", options.nodeView, "one line per node");
   app.add_flag("-R,--list-reasons", options.reasons, "list reasons nodes are down or drained");
   app.add_flag("-h,--noheader", options.noHeader, "omit the header line");
+  app.add_flag("-s,--summarize", options.summarize,
+               "one line per partition with its nodes allocated/idle/other/total (not with -N or -R)");
+  app.add_flag("-l,--long", options.longList, "more columns, with the date first");
   app.add_option("-o,--format", options.format, "format string of %codes")->type_name("format");
   app.add_option("-O,--Format", options.longFormat, "comma-separated field names")->type_name("field(s)");
   app.add_option("-p,--partition", options.partitions, "comma-separated partitions")->type_name("partition(s)");

@@ -33,6 +33,7 @@ void declareSqueueOptions(CLI::App& app, SqueueOptions& options);
 struct SinfoOptions {
   bool nodeView = false, reasons = false, noHeader = false, json = false;
   bool responding = false, dead = false, exact = false, all = false;
+  bool summarize = false, longList = false;
   std::string format, longFormat, partitions, confDir, states, nodeNames;
   HelpRequest help;
 };

@@ -304,6 +304,8 @@ std::string renderNode(const gantry::v1::Node& node, const RenderOptions& option
       .next();
   r.add("State", node.state().empty() ? "UNKNOWN" : node.state())
       .add("ThreadsPerCore", std::to_string(node.threads_per_core()))
+      .add("TmpDisk", std::to_string(node.tmp_disk_mb()))
+      .add("Weight", std::to_string(node.weight()))
       .next();
   std::string partitions;
   for (const auto& p : node.partitions()) partitions += (partitions.empty() ? "" : ",") + p;

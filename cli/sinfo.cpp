@@ -1,4 +1,5 @@
 // gantry sinfo: partitions and nodes in Slurm's views or as JSON.
+#include <ctime>
 #include <set>
 #include <sstream>
 
@@ -11,6 +12,7 @@
 #include "cli/node_state_filter.h"
 #include "cli/query_options.h"
 #include "cli/subcommands.h"
+#include "cli/time_format.h"
 #include "common/hostlist/hostlist.h"
 
 namespace gantry::cli {
@@ -28,7 +30,8 @@ int runSinfo(const std::vector<std::string>& args) {
   }
 
   SinfoView view = options.reasons ? SinfoView::kReasons : options.nodeView ? SinfoView::kNodes : SinfoView::kPartitions;
-  LineFormat lineFormat = defaultSinfoFormat(view);
+  LineFormat lineFormat =
+      defaultSinfoFormat(view, SinfoDefaults{.summarize = options.summarize, .longList = options.longList});
   if (!options.format.empty() && !options.longFormat.empty()) {
     return reportError("sinfo", "-o/--format and -O/--Format cannot be combined");
   }
@@ -92,6 +95,7 @@ int runSinfo(const std::vector<std::string>& args) {
     std::cout << dumpJson(withEnvelope(std::move(out), localJsonMeta("sinfo", args, *client)));
     return 0;
   }
+  if (options.longList && !options.noHeader) std::cout << longListingDateLine(std::time(nullptr));
   std::cout << renderSinfo(lineFormat, partitionVec, nodeVec,
                            SinfoRenderOptions{.view = view, .header = !options.noHeader, .nodesFiltered = filtered});
   return 0;

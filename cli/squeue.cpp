@@ -17,6 +17,7 @@
 #include "cli/json_render.h"
 #include "cli/query_options.h"
 #include "cli/subcommands.h"
+#include "cli/time_format.h"
 #include "common/hostlist/hostlist.h"
 
 namespace gantry::cli {
@@ -146,14 +147,6 @@ Result<LineFormat> chooseFormat(const SqueueOptions& options) {
 }
 
 // Slurm's date line above a long listing: "Thu Dec 03 12:34:56 2026".
-std::string dateLine(time_t now) {
-  struct tm local {};
-  localtime_r(&now, &local);
-  char text[32];
-  std::strftime(text, sizeof text, "%a %b %d %T %Y", &local);
-  return std::string(text) + "\n";
-}
-
 }  // namespace
 
 int runSqueue(const std::vector<std::string>& args) {
@@ -199,7 +192,7 @@ int runSqueue(const std::vector<std::string>& args) {
     std::stable_sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) { return a.start_time() < b.start_time(); });
   }
   auto now = static_cast<int64_t>(std::time(nullptr));
-  if (options.longList && !options.noHeader && !options.json) std::cout << dateLine(now);
+  if (options.longList && !options.noHeader && !options.json) std::cout << longListingDateLine(now);
   if (options.showSteps) {
     // Slurm's squeue lists running steps only.
     auto rows = selectSteps(jobs, StepSelection{.only = *stepList, .runningOnly = true});

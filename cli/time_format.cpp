@@ -56,4 +56,13 @@ std::string formatTimestamp(int64_t unixSeconds, const std::string& zeroWord) {
   return buf;
 }
 
+std::string longListingDateLine(int64_t unixSeconds) {
+  time_t when = static_cast<time_t>(unixSeconds);
+  struct tm local {};
+  localtime_r(&when, &local);
+  char text[32];
+  std::strftime(text, sizeof text, "%a %b %d %T %Y", &local);
+  return std::string(text) + "\n";
+}
+
 }  // namespace gantry::cli

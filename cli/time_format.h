@@ -17,6 +17,9 @@ std::string formatElapsedLong(int64_t seconds);
 // a negative value (the caller picks the word), otherwise formatElapsedShort.
 std::string formatLimitMinutes(int64_t minutes, const std::string& unlimitedWord);
 
+// The line squeue -l and sinfo -l print first: local "Fri Dec 04 05:06:04 2026".
+std::string longListingDateLine(int64_t unixSeconds);
+
 // Unix seconds as local "YYYY-MM-DDTHH:MM:SS"; `zeroWord` when zero.
 std::string formatTimestamp(int64_t unixSeconds, const std::string& zeroWord);
 

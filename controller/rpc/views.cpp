@@ -529,6 +529,8 @@ v1::Node nodeToWire(const NodeRecord& node, const core::CoreState& state, int64_
   view.set_cores_per_socket(node.conf.coresPerSocket);
   view.set_threads_per_core(node.conf.threadsPerCore);
   view.set_real_memory_mb(node.conf.realMemoryMb);
+  view.set_tmp_disk_mb(node.conf.tmpDiskMb);
+  view.set_weight(node.conf.weight);
   view.set_alloc_cpus(node.allocCpus);
   view.set_alloc_memory_mb(node.allocMemoryMb);
   view.set_last_heartbeat(node.lastHeartbeat);

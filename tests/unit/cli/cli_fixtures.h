@@ -134,6 +134,7 @@ inline gantry::v1::Node node(const std::string& name, const std::string& state,
   n.set_threads_per_core(1);
   n.set_real_memory_mb(64000);
   n.set_alloc_cpus(allocCpus);
+  n.set_weight(1);
   n.set_cfg_tres("cpu=8,mem=64000M,billing=8");
   n.set_agent_start_time(kNow - 86400);
   n.set_last_busy_time(kNow - 7200);

@@ -102,6 +102,8 @@ std::vector<std::string> jobKeys() {
   gantry::v1::Job running = cli_fixtures::runningGpuJobWithSteps();
   running.set_sluid("S0K3M9X2D4TQ8W");
   gantry::v1::JobSpec& spec = *running.mutable_spec();
+  running.set_req_tres("cpu=8,mem=4G,node=2,billing=8,gres/gpu=4");
+  running.set_alloc_tres("cpu=8,mem=4G,node=2,billing=8,gres/gpu=4");
   spec.set_mem_per_cpu_mb(512);
   spec.set_tres_bind("gres/gpu:closest");
   spec.set_gpus_per_task(1);
@@ -214,10 +216,12 @@ TEST_CASE("the generated tables list what the commands take", "[cli][docs]") {
   CHECK_THAT(tables["sacct fields"](), Catch::Contains("`MaxRSS`"));
   CHECK_THAT(tables["sacctmgr event fields"](), Catch::Contains("`TimeStart (Start)`"));
   std::string jobKeys = tables["scontrol job keys"]();
-  for (const char* key : {"JobId", "JobState", "TresBind", "SLUID", "CPU_IDs", "GRES", "MinMemoryCPU"}) {
+  for (const char* key : {"JobId", "JobState", "TresBind", "SLUID", "CPU_IDs", "GRES", "MinMemoryCPU", "ReqTRES",
+                          "AllocTRES"}) {
     INFO(key);
     CHECK_THAT(jobKeys, Catch::Contains(std::string("`") + key + "`"));
   }
   CHECK_THAT(tables["scontrol node keys"](), Catch::Contains("`RestrictedCoresPerGPU`"));
+  CHECK_THAT(tables["scontrol node keys"](), Catch::Contains("`CfgTRES`, `AllocTRES`"));
   CHECK_THAT(tables["scontrol step keys"](), Catch::Contains("`ExitCode`"));
 }

@@ -82,3 +82,32 @@ TEST_CASE("sinfo -O field names", "[cli][sinfo]") {
              Catch::Contains("-O/--Format: unknown field 'Colour'"));
   CHECK_THAT(parseSinfoFormat("%P %Q").error(), Catch::Contains("unknown field code '%Q'"));
 }
+
+TEST_CASE("sinfo -s: one line per partition, its nodes allocated/idle/other/total", "[cli][sinfo]") {
+  useUtc();
+  std::string out = render(defaultSinfoFormat(SinfoView::kPartitions, SinfoDefaults{.summarize = true}));
+  // cpu: two idle, one drained; gpu: both nodes hold jobs; future: no nodes.
+  CHECK(out == "PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T)  NODELIST\n"
+               "cpu*         up   infinite          0/2/1/3  cpu[1-3]\n"
+               "gpu          up 1-00:00:00          2/0/0/2  gpu[1-2]\n"
+               "future    inact      30:00          0/0/0/0  \n");
+}
+
+TEST_CASE("sinfo -l: Slurm's long columns in each view", "[cli][sinfo]") {
+  useUtc();
+  std::string partitions = render(defaultSinfoFormat(SinfoView::kPartitions, SinfoDefaults{.longList = true}));
+  CHECK_THAT(partitions, Catch::StartsWith("PARTITION AVAIL  TIMELIMIT   JOB_SIZE ROOT OVERSUBS     GROUPS  NODES"));
+  CHECK_THAT(partitions, Catch::Contains("gpu          up 1-00:00:00        1-2   no  FORCE:4        all      2"));
+  auto nodes = clusterNodes();
+  nodes[0].set_tmp_disk_mb(2048);
+  nodes[0].set_weight(10);
+  std::string long_nodes = renderSinfo(defaultSinfoFormat(SinfoView::kNodes, SinfoDefaults{.longList = true}),
+                                       clusterPartitions(), nodes,
+                                       SinfoRenderOptions{.view = SinfoView::kNodes, .header = true});
+  CHECK_THAT(long_nodes, Catch::StartsWith("NODELIST  NODES PARTITION       STATE CPUS    S:C:T MEMORY TMP_DISK WEIGHT AVAIL_FE REASON"));
+  CHECK_THAT(long_nodes, Catch::Contains("\ncpu1          1 cpu*             idle    8    2:4:1  64000     2048     10   (null) none"));
+  CHECK_THAT(long_nodes, Catch::Contains("\ncpu3          1 cpu*          drained    8    2:4:1  64000        0      1   (null) bad dimm"));
+  std::string reasons = render(defaultSinfoFormat(SinfoView::kReasons, SinfoDefaults{.longList = true}), SinfoView::kReasons);
+  CHECK(reasons == "REASON               USER      TIMESTAMP           STATE  NODELIST\n"
+                   "bad dimm             root      2026-11-30T09:00:00 drain  cpu3\n");
+}
