@@ -68,7 +68,7 @@ void declareScontrolOptions(CLI::App& app, ScontrolOptions& options) {
   declareHelpFlags(app, options.help, "-h,--help");
   app.add_option("command", options.words,
                  "show job|step|node|partition|config|drainedtres|hostnames|hostlist|hostlistsorted [name], "
-                 "update NodeName=... State=... Reason=..., update JobId=... TresBind=..., "
+                 "update NodeName=... State=... Reason=..., update JobId=... TimeLimit=|Gres=|TresBind=|..., "
                  "update TresName=... NodeName=... Index=|Uuid=|Count=... Action=... Reason=..., "
                  "write batch_script JOBID [FILE], "
                  "suspend|resume|hold|release|requeue JOBID[,JOBID...] ..., ping, reconfigure, "

@@ -37,6 +37,34 @@ bool keyNames(const std::string& key, const std::string& name, size_t shortest) 
 
 std::string keyOf(const std::string& word) { return word.substr(0, word.find('=')); }
 
+// Gres=gpu:a100:2,nic:1 or TresPerNode=gres/gpu:a100:2,gres/nic:1 (the
+// form scontrol show job prints); an empty value asks for none.
+Result<gantry::v1::GresPerNode> parseGresPerNode(const std::string& key, const std::string& value) {
+  gantry::v1::GresPerNode out;
+  if (value.empty()) return out;
+  std::string list;
+  for (size_t at = 0; at <= value.size();) {
+    size_t comma = value.find(',', at);
+    std::string item = value.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    if (key == "TRESPERNODE") {
+      if (item.rfind("gres/", 0) != 0) return Error{"Invalid TresPerNode value: " + value + " (each item gres/NAME[:TYPE]:COUNT)"};
+      item = item.substr(5);
+    }
+    list += (list.empty() ? "" : ",") + item;
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  auto items = parseGresList(list);
+  if (!items) return Error{"Invalid generic resource (gres) specification: " + value + " (" + items.error() + ")"};
+  for (const GresItem& item : *items) {
+    auto* request = out.add_items();
+    request->set_name(item.name);
+    request->set_type(item.type);
+    request->set_count(item.count);
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<gantry::v1::UpdateNodeRequest> parseNodeUpdate(const std::vector<std::string>& words) {
@@ -143,6 +171,10 @@ Result<gantry::v1::UpdateJobRequest> parseJobUpdate(const std::vector<std::strin
       request.set_num_nodes(range->min);
     } else if (keyNames(key, "TresBind", 5)) {
       request.set_tres_bind(value);
+    } else if (key == "GRES" || key == "TRESPERNODE") {
+      auto gres = parseGresPerNode(key, value);
+      if (!gres) return Error{gres.failure()};
+      *request.mutable_gres_per_node() = std::move(*gres);
     } else {
       return Error{"Update of this parameter is not supported: " + word};
     }

@@ -16,6 +16,14 @@ v1::JobSpec updatedSpec(v1::JobSpec spec, const v1::UpdateJobRequest& request) {
   if (request.has_partition()) spec.set_partition(request.partition());
   // Later steps follow a new binding; running ones keep theirs.
   if (request.has_tres_bind()) spec.set_tres_bind(request.tres_bind());
+  if (request.has_gres_per_node()) {
+    spec.clear_gres();
+    for (const auto& item : request.gres_per_node().items()) *spec.add_gres() = item;
+    spec.set_gpus_per_node(0);
+    // The GPU type belonged to --gpus-per-node alone when no other GPU
+    // option is left to carry it.
+    if (spec.gpus() == 0 && spec.gpus_per_task() == 0 && spec.gpus_per_socket() == 0) spec.clear_gpu_type();
+  }
   if (request.has_num_nodes()) {
     spec.set_min_nodes(request.num_nodes());
     spec.set_max_nodes(request.num_nodes());
@@ -51,7 +59,7 @@ void ControllerCore::updateJob(v1::UpdateJobRequest request, auth::Identity call
       if (!computed) return reply(Error{computed.failure()});
       limit = *computed;
     }
-    if (request.has_partition() || request.has_num_nodes()) {
+    if (request.has_partition() || request.has_num_nodes() || request.has_gres_per_node()) {
       if (partition->state != "UP" && request.has_partition()) {
         return reply(Error{ErrorCode::NotNow, "Partition " + partition->name + " is not accepting jobs (State=" +
                                                   partition->state + ")"});

@@ -122,6 +122,15 @@ Status checkRequest(const v1::UpdateJobRequest& request) {
   if (auto status = jobId(request.job_id(), "job_id"); !status) return status;
   if (auto status = atMost(request.name().size(), 1024, "name"); !status) return status;
   if (auto status = atMost(request.tres_bind().size(), kMaxTresWordBytes, "tres_bind"); !status) return status;
+  // What a node could be asked for: a handful of GRES names, each named.
+  const auto& gres = request.gres_per_node().items();
+  if (gres.size() > 64) return Error{"gres_per_node.items: at most 64, got " + std::to_string(gres.size())};
+  for (const auto& item : gres) {
+    if (item.name().empty()) return Error{"gres_per_node.items.name: must not be empty"};
+    if (auto status = atMost(item.name().size() + item.type().size(), 256, "gres_per_node.items.name"); !status) {
+      return status;
+    }
+  }
   return atMost(request.comment().size(), 8192, "comment");
 }
 

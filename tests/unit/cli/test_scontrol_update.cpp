@@ -169,3 +169,30 @@ TEST_CASE("scontrol update JobId=N TresBind=... is a job update", "[cli][scontro
   CHECK(clear->has_tres_bind());
   CHECK(clear->tres_bind().empty());
 }
+
+TEST_CASE("scontrol update JobId=N Gres=... or TresPerNode=... replaces the per-node GRES", "[cli][scontrol]") {
+  auto gres = parseJobUpdate({"JobId=44", "Gres=gpu:l40:3,nic:1"});
+  REQUIRE(gres.ok());
+  REQUIRE(gres->has_gres_per_node());
+  REQUIRE(gres->gres_per_node().items_size() == 2);
+  CHECK(gres->gres_per_node().items(0).name() == "gpu");
+  CHECK(gres->gres_per_node().items(0).type() == "l40");
+  CHECK(gres->gres_per_node().items(0).count() == 3);
+  CHECK(gres->gres_per_node().items(1).name() == "nic");
+  // The form scontrol show job prints is read back.
+  auto tres = parseJobUpdate({"tresPerNode=gres/gpu:2", "JobId=44"});
+  REQUIRE(tres.ok());
+  REQUIRE(tres->gres_per_node().items_size() == 1);
+  CHECK(tres->gres_per_node().items(0).count() == 2);
+  // Empty: none at all, still an update.
+  auto none = parseJobUpdate({"JobId=44", "Gres="});
+  REQUIRE(none.ok());
+  CHECK(none->has_gres_per_node());
+  CHECK(none->gres_per_node().items_size() == 0);
+  auto bare = parseJobUpdate({"JobId=44", "TresPerNode=gpu:2"});
+  REQUIRE_FALSE(bare.ok());
+  CHECK_THAT(bare.error(), Catch::Contains("Invalid TresPerNode value: gpu:2"));
+  auto malformed = parseJobUpdate({"JobId=44", "Gres=gpu:abc:x"});
+  REQUIRE_FALSE(malformed.ok());
+  CHECK_THAT(malformed.error(), Catch::StartsWith("Invalid generic resource (gres) specification: gpu:abc:x"));
+}

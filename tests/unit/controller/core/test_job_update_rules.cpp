@@ -52,6 +52,13 @@ TEST_CASE("job update rules", "[core][job_update]") {
        request([](auto& r) { r.set_partition("big"); r.set_num_nodes(3); }), mine, nullptr},
       {"no fewer than one node", request([](auto& r) { r.set_num_nodes(0); }), mine,
        "Node count specification invalid"},
+      {"per-node GRES only while pending",
+       request([](auto& r) { r.mutable_gres_per_node()->add_items()->set_name("gpu"); }), running,
+       "Job is no longer pending execution"},
+      {"a pending job changes its per-node GRES",
+       request([](auto& r) { r.mutable_gres_per_node()->add_items()->set_name("gpu"); }), mine, nullptr},
+      {"clearing the per-node GRES is an update too", request([](auto& r) { r.mutable_gres_per_node(); }), running,
+       "Job is no longer pending execution"},
   };
   for (const Case& c : cases) {
     SECTION(c.rule) {
