@@ -176,7 +176,15 @@ TEST_CASE("fields no handler can act on are INVALID_ARGUMENT naming the field") 
   v1::ListJobsRequest badSluid;
   badSluid.add_sluids("s0123456789ABC");
   badSluid.add_sluids("s0123");
+  v1::UpdateJobRequest unnamedGres;
+  unnamedGres.set_job_id(1);
+  unnamedGres.mutable_gres_per_node()->add_items()->set_count(2);
+  v1::UpdateJobRequest endlessGres;
+  endlessGres.set_job_id(1);
+  for (int i = 0; i < 65; ++i) endlessGres.mutable_gres_per_node()->add_items()->set_name("g" + std::to_string(i));
   const Case cases[] = {
+      {"/gantry.v1.Controller/UpdateJob", unnamedGres.SerializeAsString(), "gres_per_node.items.name: must not be empty"},
+      {"/gantry.v1.Controller/UpdateJob", endlessGres.SerializeAsString(), "gres_per_node.items: at most 64, got 65"},
       {"/gantry.v1.Controller/HoldJob", noJob.SerializeAsString(), "job_id: must be a job id (1 or more), got 0"},
       {"/gantry.v1.Controller/SuspendJob", noJob.SerializeAsString(), "job_id: must be a job id"},
       {"/gantry.v1.Controller/CompleteAllocation", noJob.SerializeAsString(), "job_id: must be a job id"},
