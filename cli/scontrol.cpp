@@ -28,6 +28,7 @@
 #include "cli/scontrol_update.h"
 #include "cli/subcommands.h"
 #include "common/hostlist/hostlist.h"
+#include "common/util/sluid.h"
 
 namespace gantry::cli {
 namespace {
@@ -85,9 +86,15 @@ int showJobs(const ControllerClient& client, const ScontrolOptions& options,
   request.set_include_finished(true);
   request.set_include_tres(true);
   if (!rest.empty()) {
-    auto id = parseJobId(rest.front());
-    if (!id) return reportError(kCommand, id.error());
-    request.add_job_ids(*id);
+    // A job is named by its decimal id or by its SLUID (as SLURM_JOB_SLUID
+    // and `scontrol -d show job` print it), the same as scancel takes.
+    if (auto sluid = canonicalSluid(rest.front())) {
+      request.add_sluids(*sluid);
+    } else {
+      auto id = parseJobId(rest.front());
+      if (!id) return reportError(kCommand, id.error());
+      request.add_job_ids(*id);
+    }
   }
   auto response = client.listJobs(request);
   if (!response) return reportError(kCommand, response.error());

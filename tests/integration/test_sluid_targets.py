@@ -71,3 +71,24 @@ def test_another_users_or_an_unknown_sluid_is_refused(cluster_factory, two_users
     assert "Invalid job id sNOTASLUID" in malformed.stderr
     assert cluster.job_state(job) == "RUNNING"
     cluster.cli("scancel", str(job))
+
+
+def test_scontrol_shows_a_job_by_its_sluid(cluster_factory, two_users, tmp_path):
+    cluster = cluster_factory(nodes=[dict(n) for n in NODES], extra_conf="PrivateData=jobs")
+    job, sluid = started_job(cluster, tmp_path)
+    for typed in (sluid, sluid.lower()):
+        shown = cluster.cli("scontrol", "show", "job", typed).stdout
+        assert shown.startswith(f"JobId={job} "), shown
+    as_json = cluster.cli("scontrol", "--json", "show", "job", sluid).stdout
+    assert f'"job_id": {job}' in as_json
+    # Another user cannot see the job under PrivateData=jobs, so its SLUID
+    # names nothing for them; a well-formed SLUID no job has is the same.
+    hidden = cluster.cli("scontrol", "show", "job", sluid, user=two_users[0], check=False)
+    assert hidden.returncode == 1
+    assert f"Invalid job id specified: {sluid}" in hidden.stderr
+    assert "JobId=" not in hidden.stdout
+    unknown = "s" + ("0" if sluid[1] != "0" else "1") + sluid[2:]
+    missing = cluster.cli("scontrol", "show", "job", unknown, check=False)
+    assert missing.returncode == 1
+    assert f"Invalid job id specified: {unknown}" in missing.stderr
+    cluster.cli("scancel", str(job))
