@@ -54,7 +54,7 @@ const std::vector<JobField>& jobFields() {
       {"P", "partition", "PARTITION", [](const Job& j, int64_t) { return j.spec().partition(); }},
       {"R", "reasonlist", "NODELIST(REASON)",
        [](const Job& j, int64_t) { return jobNodeListOrReason(j); }},
-      {"", "reason", "REASON", [](const Job& j, int64_t) { return jobReason(j); }},
+      {"r", "reason", "REASON", [](const Job& j, int64_t) { return jobReason(j); }},
       {"l", "timelimit", "TIME_LIMIT", [](const Job& j, int64_t) { return timeLimit(j); }},
       {"C", "numcpus", "CPUS", [](const Job& j, int64_t) { return std::to_string(jobCpuCount(j)); }},
       {"b", "tres-per-node", "TRES_PER_NODE",
@@ -78,6 +78,8 @@ const std::vector<JobField>& jobFields() {
        [](const Job& j, int64_t) { return j.batch_host().empty() ? "n/a" : j.batch_host(); }},
       {"a", "account", "ACCOUNT", [](const Job& j, int64_t) { return orNull(j.spec().account()); }},
       {"k", "comment", "COMMENT", [](const Job& j, int64_t) { return orNull(j.spec().comment()); }},
+      // What is left of the job's --dependency, as the controller judges it.
+      {"E", "dependency", "DEPENDENCY", [](const Job& j, int64_t) { return orNull(j.dependency()); }},
       // Slurm writes the priority as a fraction of the largest uint32 in
       // "-O priority" and as the number itself in "%Q" / prioritylong.
       {"p", "priority", "PRIORITY", [](const Job& j, int64_t) { return priorityFraction(j.spec().priority()); }},

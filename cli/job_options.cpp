@@ -73,6 +73,12 @@ const ValueOption kValueOptions[] = {
     {"--signal", "signal", &SbatchOptions::signal,
      "[{R|B}:]num[@time]: send signal num time seconds (default 60) before the time limit"},
     {"--open-mode", "open-mode", &SbatchOptions::openMode, "append|truncate the output and error files"},
+    // When the job may start.
+    {"-d,--dependency", "dependency", &SbatchOptions::dependency,
+     "wait for other jobs: after|afterany|afterok|afternotok|aftercorr:jobid[:jobid...], singleton; "
+     "',' all, '?' any"},
+    {"-b,--begin", "begin", &SbatchOptions::begin,
+     "not before this time: HH:MM[:SS], YYYY-MM-DD[THH:MM[:SS]], now+N[units], midnight, noon, tomorrow, ..."},
 };
 
 struct FlagOption {
@@ -112,6 +118,7 @@ const std::map<std::string, std::string> kValueNames = {
     {"tres-per-task", "list"}, {"export", "env_vars|NONE"}, {"wrap", "command"}, {"priority", "value"},
     {"conf-dir", "path"},   {"nodelist", "hosts"},    {"exclude", "hosts"},
     {"tres-bind", "..."},   {"distribution", "type"}, {"signal", "[{R|B}:]num[@time]"}, {"open-mode", "append|truncate"},
+    {"dependency", "type:jobid[:jobid]"}, {"begin", "time"},
 };
 
 std::string valueNameOf(const std::string& key) {
@@ -175,21 +182,6 @@ void declareSbatchOptions(CLI::App& app, SbatchOptions& target, const std::strin
         ->type_name(option.valueName)
         ->group(kIgnoredSection);
   }
-  // Only "now" until deferred starts are scheduled: a later time refused
-  // is better than a job that starts before its user meant it to.
-  app.add_option_function<std::string>(
-         "-b,--begin",
-         [](const std::string& value) {
-           std::string lowered = value;
-           for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-           if (lowered != "now") {
-             throw CLI::ValidationError("--begin", "a deferred start ('" + value +
-                                                       "') is not supported yet; only 'now' is accepted");
-           }
-         },
-         "when the job may start; only 'now' (deferred starts are not supported yet)")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
-      ->type_name("time");
   app.add_flag_function(
       "-v,--verbose", [&target](int64_t count) { target.verbosity.verbose += static_cast<int>(count); },
       "say more about what happens; repeat for more");

@@ -41,6 +41,7 @@ struct SbatchOptions {
   std::optional<std::string> nodelist, exclude;
   // --tres-bind, -m/--distribution, --signal, --open-mode, as typed.
   std::optional<std::string> tresBind, distribution, signal, openMode;
+  std::optional<std::string> dependency, begin;
   bool overcommit = false;  // -O/--overcommit
   bool contiguous = false;  // --contiguous
   bool getUserEnv = false;  // --get-user-env (sbatch)

@@ -1,11 +1,13 @@
 // Merged sbatch options -> JobSpec, with every value checked.
 #include <algorithm>
+#include <ctime>
 #include <set>
 #include <sstream>
 
 #include "cli/distribution.h"
 #include "cli/job_options.h"
 #include "cli/parse_units.h"
+#include "cli/sacct_time.h"
 #include "common/hostlist/hostlist.h"
 #include "cli/signal_option.h"
 #include "common/gres/gpu_bind.h"
@@ -100,6 +102,13 @@ class SpecBuilder {
     if (options_.network) spec_.set_network(*options_.network);
     if (options_.account) spec_.set_account(*options_.account);
     if (options_.comment) spec_.set_comment(*options_.comment);
+    // The controller reads the dependency, since only it knows the jobs named.
+    if (options_.dependency) spec_.set_dependency(*options_.dependency);
+    if (options_.begin) {
+      auto begin = parseSlurmTime(*options_.begin, static_cast<int64_t>(std::time(nullptr)), TimeSense::Future);
+      if (!begin) return errors_.make("begin", begin.error());
+      spec_.set_begin_time(*begin);
+    }
     if (options_.requeue) {
       spec_.set_requeue(*options_.requeue);
       spec_.set_no_requeue(!*options_.requeue);

@@ -159,6 +159,10 @@ int64_t startOfYesterday(int64_t now) {
 }
 
 Result<int64_t> parseSacctTime(const std::string& text, int64_t now) {
+  return parseSlurmTime(text, now, TimeSense::Past);
+}
+
+Result<int64_t> parseSlurmTime(const std::string& text, int64_t now, TimeSense sense) {
   Error invalid{"invalid time '" + text +
                 "' (HH:MM[:SS], MMDD[YY], MM/DD[/YY], MM.DD[.YY], YYYY-MM-DD[THH:MM[:SS]], "
                 "now[{+|-}N[seconds|minutes|hours|days|weeks]], today, tomorrow, midnight, noon, ...)"};
@@ -211,11 +215,20 @@ Result<int64_t> parseSacctTime(const std::string& text, int64_t now) {
     any = true;
   }
   if (!any) return invalid;
-  if (parsed.month < 0) {  // a time alone: today (looking into the past)
+  bool timeAlone = parsed.month < 0;
+  if (timeAlone) {  // a time alone: today (tomorrow, looking ahead, once it has passed)
     parsed.month = today.tm_mon, parsed.day = today.tm_mday, parsed.year = today.tm_year;
   }
   if (parsed.hour < 0) parsed.hour = 0, parsed.minute = 0, parsed.second = 0;
-  if (parsed.year < 0) parsed.year = parsed.month > today.tm_mon ? today.tm_year - 1 : today.tm_year;
+  if (parsed.year < 0) {
+    // A day without a year is the nearest one on the side looked at.
+    if (sense == TimeSense::Past) {
+      parsed.year = parsed.month > today.tm_mon ? today.tm_year - 1 : today.tm_year;
+    } else {
+      bool earlier = parsed.month < today.tm_mon || (parsed.month == today.tm_mon && parsed.day < today.tm_mday);
+      parsed.year = earlier ? today.tm_year + 1 : today.tm_year;
+    }
+  }
   std::tm when{};
   when.tm_year = parsed.year;
   when.tm_mon = parsed.month;
@@ -223,7 +236,12 @@ Result<int64_t> parseSacctTime(const std::string& text, int64_t now) {
   when.tm_hour = parsed.hour;
   when.tm_min = parsed.minute;
   when.tm_sec = parsed.second;
-  return makeLocal(when);
+  int64_t result = makeLocal(when);
+  if (timeAlone && sense == TimeSense::Future && result < now) {
+    when.tm_mday += 1;
+    result = makeLocal(when);
+  }
+  return result;
 }
 
 }  // namespace gantry::cli

@@ -1,5 +1,8 @@
-// The times sacct's -S/-E and sacctmgr's Start=/End= accept, read as Slurm
-// reads them when looking into the past (local time):
+// The times Slurm's commands accept (local time): sacct's -S/-E and
+// sacctmgr's Start=/End= look into the past, --begin and StartTime= ahead.
+// They differ only where the text leaves the day open: a time alone is
+// today (ahead: tomorrow once it has passed), a day without a year is the
+// nearest such day behind (ahead: in front of) today.
 //
 //   HH:MM[:SS] [AM|PM]           today at that time
 //   MMDD[YY], MM/DD[/YY], MM.DD[.YY]   that day at 00:00; without a year,
@@ -20,7 +23,11 @@
 
 namespace gantry::cli {
 
+enum class TimeSense { Past, Future };
+
 // Seconds since the epoch. Invalid, quoting the text, for anything else.
+Result<int64_t> parseSlurmTime(const std::string& text, int64_t now, TimeSense sense);
+// parseSlurmTime looking into the past.
 Result<int64_t> parseSacctTime(const std::string& text, int64_t now);
 
 // 00:00 local time of the day `now` falls in, and of the day before.

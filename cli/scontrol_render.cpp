@@ -166,7 +166,10 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
       .add("GroupId", group + "(" + std::to_string(job.gid()) + ")")
       .next();
   r.add("Priority", std::to_string(spec.priority())).next();
-  r.add("JobState", jobStateName(job)).add("Reason", jobReason(job)).next();
+  r.add("JobState", jobStateName(job))
+      .add("Reason", jobReason(job))
+      .add("Dependency", orNull(job.dependency()))
+      .next();
   r.add("Requeue", spec.no_requeue() ? "0" : "1")
       .add("Restarts", std::to_string(job.restart_count()))
       .add("BatchFlag", job.batch_flag() ? "1" : "0")

@@ -1,10 +1,12 @@
 #include "cli/scontrol_update.h"
 
 #include <cctype>
+#include <ctime>
 #include <set>
 #include <stdexcept>
 
 #include "cli/parse_units.h"
+#include "cli/sacct_time.h"
 #include "common/hostlist/hostlist.h"
 
 namespace gantry::cli {
@@ -171,6 +173,12 @@ Result<gantry::v1::UpdateJobRequest> parseJobUpdate(const std::vector<std::strin
       request.set_num_nodes(range->min);
     } else if (keyNames(key, "TresBind", 5)) {
       request.set_tres_bind(value);
+    } else if (key == "DEPENDENCY") {
+      request.set_dependency(value);  // the controller reads it; "" clears it
+    } else if (key == "STARTTIME" || key == "BEGINTIME") {
+      auto begin = parseSlurmTime(value, static_cast<int64_t>(std::time(nullptr)), TimeSense::Future);
+      if (!begin) return Error{"Invalid StartTime value: " + begin.error()};
+      request.set_begin_time(*begin);
     } else if (key == "GRES" || key == "TRESPERNODE") {
       auto gres = parseGresPerNode(key, value);
       if (!gres) return Error{gres.failure()};

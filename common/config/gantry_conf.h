@@ -121,6 +121,10 @@ struct GantryConf {
   int schedulerTimeSliceSec = 30;
   std::vector<std::string> schedulerParameters;
   bool disableJobShrink = false;
+  // SchedulerParameters=kill_invalid_depend: a job whose dependency can
+  // never be satisfied is cancelled instead of waiting (reason
+  // DependencyNeverSatisfied) for its owner to fix it.
+  bool killInvalidDepend = false;
   // SchedulerParameters=max_script_size=N: the largest batch script accepted.
   uint64_t maxScriptSizeBytes = 4 * 1024 * 1024;
   // SchedulerParameters=requeue_delay=N: a requeued job may start again N

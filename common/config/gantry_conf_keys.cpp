@@ -175,10 +175,12 @@ void setPreemptMode(KeyContext& c) {
 void setSchedulerParameters(KeyContext& c) {
   c.conf.schedulerParameters = splitList(c.pair.value);
   c.conf.disableJobShrink = false;
+  c.conf.killInvalidDepend = false;
   c.conf.maxScriptSizeBytes = 4 * 1024 * 1024;
   c.conf.requeueDelaySec = 121;
   for (const auto& p : c.conf.schedulerParameters) {
     if (iequals(p, "disable_job_shrink")) c.conf.disableJobShrink = true;
+    if (iequals(p, "kill_invalid_depend")) c.conf.killInvalidDepend = true;
     std::size_t eq = p.find('=');
     if (eq != std::string::npos && iequals(std::string_view(p).substr(0, eq), "requeue_delay")) {
       std::string value = p.substr(eq + 1);

@@ -46,10 +46,12 @@ std::string backupHostPart(std::string_view value, int occurrence) {
   return occurrence > 0 ? std::string(value) : "";
 }
 
-// max_script_size is read at submission, requeue_delay by the lifecycle.
+// max_script_size is read at submission, requeue_delay by the lifecycle,
+// kill_invalid_depend by the scheduler.
 std::string schedulerParametersPart(std::string_view value, int) {
   return pickItems(value, [](const std::string& item) {
-    return item.rfind("max_script_size=", 0) != 0 && item.rfind("requeue_delay=", 0) != 0;
+    return item.rfind("max_script_size=", 0) != 0 && item.rfind("requeue_delay=", 0) != 0 &&
+           item != "kill_invalid_depend";
   });
 }
 
@@ -134,7 +136,7 @@ std::vector<InertKey> makeTable() {
        "controller/sched", "sched/backfill", schedulerTypePart},
       {P::Global, "SchedulerParameters", "", "scheduler parameters",
        "disable_job_shrink refuses to shrink running jobs; bf_* and the other items tune the scheduling loop; "
-       "max_script_size and requeue_delay are acted on",
+       "max_script_size, requeue_delay and kill_invalid_depend are acted on",
        "controller/sched", "disable_job_shrink", schedulerParametersPart},
       {P::Global, "PrivateData", "", "accounting privacy",
        "usage and users hide accounting records from other users; jobs and nodes are acted on",

@@ -227,6 +227,8 @@ class ControllerCore {
   v1::SubmitJobResponse testOnly(const select::Request& request, const select::PartitionView& view,
                                  const config::PartitionConf& partition);
   Result<const config::PartitionConf*> partitionFor(const v1::JobSpec& spec) const;
+  // A --dependency or Dependency= text, parsed, naming only known jobs.
+  Result<Dependency> checkedDependency(const std::string& text) const;
   Result<int64_t> effectiveTimeLimit(const v1::JobSpec& spec, const config::PartitionConf& partition) const;
   // Whether a job of this request could ever run in the partition: its
   // size against the partition's (partition_fit.h), then selection's

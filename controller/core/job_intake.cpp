@@ -85,6 +85,19 @@ Status ControllerCore::checkEverRuns(const select::Request& request, const confi
   return okStatus();
 }
 
+Result<Dependency> ControllerCore::checkedDependency(const std::string& text) const {
+  auto dependency = parseDependency(text);
+  if (!dependency) return dependency;
+  // Each job named must be one the controller knows, as in Slurm: a typo
+  // would otherwise be satisfied at once, as a forgotten job is.
+  for (uint64_t id : dependencyJobIds(*dependency)) {
+    if (state_.findJob(id) == nullptr) {
+      return Error{ErrorCode::Invalid, "Job dependency problem: job " + std::to_string(id) + " is not known"};
+    }
+  }
+  return dependency;
+}
+
 void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity caller,
                                Reply<v1::SubmitJobResponse> reply) {
   onStrand([this, request = std::move(request), caller = std::move(caller),
@@ -111,6 +124,8 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
     auto timeLimit = effectiveTimeLimit(spec, **partition);
     if (!timeLimit) return reply(Error{timeLimit.failure()});
     if (auto ever = checkEverRuns(*selectRequest, **partition); !ever) return reply(Error{ever.failure()});
+    auto dependency = checkedDependency(spec.dependency());
+    if (!dependency) return reply(Error{dependency.failure()});
     const select::PartitionView* view = state_.partitionView((*partition)->name);
 
     selectRequest->uid = caller.uid;
@@ -134,7 +149,8 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
     job.state = JobState::Pending;
     job.reason = spec.hold() ? JobReason::JobHeldUser : JobReason::None;
     job.submitTime = now();
-    job.eligibleTime = job.spec.hold() ? 0 : job.submitTime;
+    job.eligibleTime = job.spec.hold() ? 0 : std::max(job.submitTime, job.spec.begin_time());
+    job.dependency = std::move(*dependency);
     job.timeLimitSeconds = *timeLimit;
     uint64_t id = job.id;
     auto [it, inserted] = state_.jobs.emplace(id, std::move(job));

@@ -1,6 +1,9 @@
 // scontrol update JobId=...: the rules (job_update_rules.h) first, then a
 // new partition or node count is checked as a submission is, and only when
 // every field passes is the job changed and stored.
+#include <algorithm>
+#include <optional>
+
 #include "controller/core/controller_core.h"
 #include "controller/core/job_request.h"
 #include "controller/core/job_update_rules.h"
@@ -28,6 +31,8 @@ v1::JobSpec updatedSpec(v1::JobSpec spec, const v1::UpdateJobRequest& request) {
     spec.set_min_nodes(request.num_nodes());
     spec.set_max_nodes(request.num_nodes());
   }
+  if (request.has_dependency()) spec.set_dependency(request.dependency());
+  if (request.has_begin_time()) spec.set_begin_time(request.begin_time());
   if (request.has_time_limit_minutes()) {
     spec.set_time_limit_minutes(request.time_limit_minutes());
     spec.set_time_limit_seconds(0);  // the minutes given replace a finer limit
@@ -50,6 +55,20 @@ void ControllerCore::updateJob(v1::UpdateJobRequest request, auth::Identity call
     if (request.has_tres_bind()) {
       if (auto bind = checkTresBindValue(request.tres_bind()); !bind) return reply(Error{bind.failure()});
     }
+    std::optional<Dependency> dependency;
+    if (request.has_dependency()) {
+      auto checked = checkedDependency(request.dependency());
+      if (!checked) return reply(Error{checked.failure()});
+      // Jobs waiting for each other would wait for ever.
+      auto dependencyOf = [this](uint64_t id) -> const Dependency* {
+        const JobRecord* named = state_.findJob(id);
+        return named == nullptr || named->dependency.empty() ? nullptr : &named->dependency;
+      };
+      if (closesCircle(*checked, job->id, dependencyOf)) {
+        return reply(Error{ErrorCode::Invalid, "Circular job dependency"});
+      }
+      dependency = std::move(*checked);
+    }
     v1::JobSpec spec = updatedSpec(job->spec, request);
     const config::PartitionConf* partition = conf_.findPartition(spec.partition());
     if (partition == nullptr) return reply(Error{ErrorCode::Invalid, "Invalid partition name specified"});
@@ -70,6 +89,17 @@ void ControllerCore::updateJob(v1::UpdateJobRequest request, auth::Identity call
     }
     job->spec = std::move(spec);
     job->timeLimitSeconds = limit;
+    if (dependency) {
+      // A new dependency is judged afresh, so a failed one can be replaced.
+      job->dependency = std::move(*dependency);
+      if (job->reason == JobReason::Dependency || job->reason == JobReason::DependencyNeverSatisfied) {
+        job->reason = JobReason::None;
+      }
+    }
+    if (request.has_begin_time() && !job->held()) {
+      job->eligibleTime = std::max(job->submitTime, job->spec.begin_time());
+      if (job->reason == JobReason::BeginTime) job->reason = JobReason::None;
+    }
     executor_.persistJob(*job, [reply = std::move(reply)](const Status& stored) {
       if (!stored) return reply(Error{ErrorCode::Internal, "cannot store the job: " + stored.error()});
       reply(Ok{});

@@ -26,7 +26,9 @@ Status checkJobUpdate(const v1::UpdateJobRequest& request, const JobUpdateFacts&
       return Error{ErrorCode::Denied, kDenied};
     }
   }
-  if ((request.has_partition() || request.has_num_nodes() || request.has_gres_per_node()) && !facts.pending) {
+  if ((request.has_partition() || request.has_num_nodes() || request.has_gres_per_node() ||
+       request.has_dependency() || request.has_begin_time()) &&
+      !facts.pending) {
     return Error{ErrorCode::NotNow, "Job is no longer pending execution"};
   }
   if (request.has_num_nodes() && request.num_nodes() < 1) {

@@ -7,8 +7,8 @@
 //   - Priority is for root and SlurmUser: "Access/permission denied"
 //   - a plain user may shorten the time limit, never lengthen it (nor
 //     make it UNLIMITED): "Access/permission denied"
-//   - Partition and NumNodes only while the job is pending: "Job is no
-//     longer pending execution"
+//   - Partition, NumNodes, Gres, Dependency and StartTime only while the
+//     job is pending: "Job is no longer pending execution"
 //   - NumNodes below 1: "Node count specification invalid"
 //   - a time limit below -1 (UNLIMITED): "Requested time limit is invalid
 //     (missing or exceeds some limit)"

@@ -55,6 +55,8 @@ std::string reasonText(JobReason reason, const std::string& detail) {
     case JobReason::GangTimeslice: return "GangTimeslice";
     case JobReason::SwitchSetup: return detail;
     case JobReason::BeginTime: return "BeginTime";
+    case JobReason::Dependency: return "Dependency";
+    case JobReason::DependencyNeverSatisfied: return "DependencyNeverSatisfied";
   }
   return "None";
 }
@@ -204,6 +206,25 @@ struct JobTransition {
     job.reason = pending.reason;
     job.reasonDetail = pending.detail;
     return Effects{};
+  }
+
+  Result<Effects> operator()(const DependencyChecked& checked) {
+    if (job.state != JobState::Pending) return notNow("job is not pending");
+    bool changed = checked.remaining != job.dependency;
+    job.dependency = checked.remaining;
+    JobReason reason = JobReason::Dependency;
+    if (checked.verdict == DependencyVerdict::Satisfied) reason = JobReason::None;
+    if (checked.verdict == DependencyVerdict::Never) {
+      if (checked.cancelIfNever) {
+        return endJob(job, JobState::Cancelled, JobReason::DependencyNeverSatisfied, "", 0, 0, now);
+      }
+      reason = JobReason::DependencyNeverSatisfied;
+    }
+    job.reason = reason;
+    job.reasonDetail.clear();
+    // Stored only when what is left changed (an entry satisfied or failed),
+    // not on every pass that finds it still waiting.
+    return changed ? Effects{PersistJob{job.id}} : Effects{};
   }
 
   Result<Effects> operator()(const LaunchAnswered& answer) {
@@ -412,7 +433,7 @@ struct JobTransition {
   Result<Effects> operator()(const Release&) {
     if (job.state != JobState::Pending) return notNow("Job is no longer pending execution");
     job.spec.set_hold(false);
-    job.eligibleTime = now;
+    job.eligibleTime = std::max(now, job.spec.begin_time());
     job.reason = JobReason::None;
     job.reasonDetail.clear();
     return Effects{PersistJob{job.id}, Schedule{}};

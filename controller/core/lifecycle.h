@@ -81,6 +81,15 @@ struct SwitchConfigured {};
 struct SwitchSetupFailed { std::string reason; };
 // A pending job stays pending, for this reason.
 struct StillPending { JobReason reason = JobReason::Resources; std::string detail; };
+// The scheduler checked the pending job's --dependency (dependency.h):
+// `remaining` replaces what was left of it. Never ends the job CANCELLED
+// when `cancelIfNever` (SchedulerParameters=kill_invalid_depend); otherwise
+// it waits with reason DependencyNeverSatisfied until updated or cancelled.
+struct DependencyChecked {
+  Dependency remaining;
+  DependencyVerdict verdict = DependencyVerdict::Wait;
+  bool cancelIfNever = false;
+};
 // The batch launch was answered.
 struct LaunchAnswered { bool ok = true; std::string error; };
 // The record saying RUNNING could not be stored; the job goes back.
@@ -122,7 +131,8 @@ using JobEvent = std::variant<job_event::Placed, job_event::StillPending, job_ev
                               job_event::TimeLimitReached, job_event::ClientGone, job_event::NodeLost,
                               job_event::Suspend, job_event::Resume, job_event::GangSuspend,
                               job_event::GangResume, job_event::Hold, job_event::Release,
-                              job_event::SwitchConfigured, job_event::SwitchSetupFailed, job_event::Requeue>;
+                              job_event::SwitchConfigured, job_event::SwitchSetupFailed, job_event::Requeue,
+                              job_event::DependencyChecked>;
 
 // Settings the lifecycle decides with.
 struct LifecyclePolicy {

@@ -22,6 +22,7 @@
 #include "common/accounting/tres_usage.h"
 #include "common/config/gantry_conf.h"
 #include "common/gres/device.h"
+#include "controller/core/dependency.h"
 #include "controller/drain/drained_tres.h"
 #include "controller/select/cluster.h"
 #include "controller/switch/switch_record.h"
@@ -71,8 +72,12 @@ enum class JobReason {
   InactiveLimit,      // the salloc/srun holding the allocation stopped answering
   GangTimeslice,      // suspended by gang scheduling until its turn in the timeslice rotation
   SwitchSetup,        // detail: "switch setup failed" or "switch setup timed out" (switch/lua)
-  BeginTime,          // not eligible before its eligible time (a requeued job's delay)
+  BeginTime,          // not eligible before its eligible time (--begin, a requeued job's delay)
+  Dependency,                // its --dependency is not satisfied yet
+  DependencyNeverSatisfied,  // its --dependency can never be satisfied
 };
+// The last reason, for readers of stored codes.
+constexpr JobReason kLastJobReason = JobReason::DependencyNeverSatisfied;
 std::string reasonText(JobReason reason, const std::string& detail);
 
 // Who suspended a SUSPENDED job. The timeslicer resumes only its own.
@@ -102,6 +107,9 @@ struct StepRecord {
 struct JobRecord {
   uint64_t id = 0;
   v1::JobSpec spec;  // as submitted (partition and name filled in)
+  // What is left of spec.dependency (dependency.h): satisfied entries are
+  // dropped as the scheduler sees them; stored with the job.
+  Dependency dependency;
   std::string user;
   uint32_t uid = 0;
   uint32_t gid = 0;

@@ -4,9 +4,61 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 #include <spdlog/spdlog.h>
 
 namespace gantry::core {
+namespace {
+
+// The scheduling pass's view of --dependency (dependency.h): the jobs named,
+// and which user's job names hold resources (built on the first singleton).
+class DependencyGate {
+ public:
+  DependencyGate(const CoreState& state, int64_t now, bool killInvalid) : state_(state), now_(now), killInvalid_(killInvalid) {}
+
+  // What the job's dependency says now, as the event that records it.
+  job_event::DependencyChecked check(const JobRecord& job) {
+    DependencyWorld world{.job = [this](uint64_t id) { return target(id); },
+                          .singletonBusy = [this, &job] { return singletonBusy(job); },
+                          .now = now_};
+    DependencyCheck checked = checkDependency(job.dependency, world);
+    return job_event::DependencyChecked{std::move(checked.remaining), checked.verdict, killInvalid_};
+  }
+
+  void placed(const JobRecord& job) {
+    if (busyNames_) busyNames_->insert({job.uid, job.spec.name()});
+  }
+
+ private:
+  std::optional<DependencyTarget> target(uint64_t id) const {
+    const JobRecord* named = state_.findJob(id);
+    if (named == nullptr) return std::nullopt;
+    bool ended = isEnded(named->state);
+    return DependencyTarget{.started = named->startTime > 0 && named->state != JobState::Pending,
+                            .ended = ended,
+                            .completedOk = named->state == JobState::Completed && named->exitCode == 0,
+                            .startTime = named->startTime,
+                            .endTime = named->endTime};
+  }
+
+  bool singletonBusy(const JobRecord& job) {
+    if (!busyNames_) {
+      busyNames_.emplace();
+      for (const auto& [id, other] : state_.jobs) {
+        if (other.holdsResources || other.state == JobState::Completing) busyNames_->insert({other.uid, other.spec.name()});
+      }
+    }
+    return busyNames_->count({job.uid, job.spec.name()}) > 0;
+  }
+
+  const CoreState& state_;
+  int64_t now_;
+  bool killInvalid_;
+  std::optional<std::set<std::pair<uint32_t, std::string>>> busyNames_;
+};
+
+}  // namespace
 
 void ControllerCore::requestSchedule() {
   if (scheduleRequested_) return;
@@ -58,7 +110,16 @@ void ControllerCore::schedule() {
   });
   // Per partition, its nodes with drains, to tell a job that waits for them.
   std::map<const select::PartitionView*, std::vector<std::string>> degradedByView;
+  DependencyGate gate(state_, t, conf_.killInvalidDepend);
   for (JobRecord* job : pending) {
+    // Checked in this order, so a job placed earlier in the pass counts
+    // for the singletons after it.
+    if (!job->dependency.empty()) {
+      auto checked = gate.check(*job);
+      bool satisfied = checked.verdict == DependencyVerdict::Satisfied;
+      (void)applyJob(*job, checked);
+      if (!satisfied) continue;
+    }
     const select::PartitionView* view = state_.partitionView(job->spec.partition());
     if (view == nullptr) continue;
     auto request = toSelectRequest(job->spec);
@@ -82,6 +143,7 @@ void ControllerCore::schedule() {
       bool configureNetwork = switchActive() && interconnect::requestsNetwork(job->spec.network());
       auto placed = applyJob(*job, job_event::Placed{std::move(outcome.allocation), std::move(names), startSuspended,
                                                      configureNetwork});
+      if (placed) gate.placed(*job);
       if (!placed) {
         leaveGang(*job);  // admitted for nothing: free its place in the rotation
       } else if (configureNetwork) {

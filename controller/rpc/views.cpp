@@ -213,6 +213,7 @@ v1::Job jobToWire(const JobRecord& job, const select::Cluster& cluster, const Jo
   bool completing = !detail.switchState && isEnded(job.state) && !job.switchHeldNodes.empty();
   wire.set_state(completing ? v1::COMPLETING : toWire(job.state));
   wire.set_stopped(job.stopped);
+  wire.set_dependency(core::formatDependency(job.dependency));
   wire.set_reason(core::reasonText(job.reason, job.reasonDetail));
   wire.set_reason_code(static_cast<int32_t>(job.reason));
   wire.set_reason_detail(job.reasonDetail);
@@ -259,7 +260,10 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
   job.gid = wire.gid();
   job.state = fromWire(wire.state());
   job.stopped = wire.stopped() && job.state == JobState::Running;
-  if (wire.reason_code() > 0 && wire.reason_code() <= static_cast<int>(JobReason::BeginTime)) {
+  // Written by formatDependency; a text that no longer reads is dropped
+  // rather than keeping the job from loading.
+  if (auto dependency = core::parseStoredDependency(wire.dependency())) job.dependency = std::move(*dependency);
+  if (wire.reason_code() > 0 && wire.reason_code() <= static_cast<int>(core::kLastJobReason)) {
     job.reason = static_cast<JobReason>(wire.reason_code());
     job.reasonDetail = wire.reason_detail();
   } else if (!wire.reason().empty() && wire.reason() != "None") {

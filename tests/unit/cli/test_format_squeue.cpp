@@ -38,6 +38,8 @@ TEST_CASE("each squeue format code", "[cli][squeue]") {
   CHECK(render("%l") == "1:30:00\nUNLIMITED\n");
   CHECK(render("%C") == "8\n16\n");
   CHECK(render("%b") == "gres/gpu:a100:2\ngres/gpu:1\n");
+  CHECK(render("%r") == "None\nResources\n");
+  CHECK(render("%E") == "(null)\n(null)\n");
 }
 
 TEST_CASE("squeue widths, justification and literal text", "[cli][squeue]") {

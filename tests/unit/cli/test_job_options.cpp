@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <ctime>
 #include <map>
 
 #include "cli/job_options.h"
@@ -324,4 +325,29 @@ TEST_CASE("sbatch takes --gpu-bind from the command line or a directive and chec
   CHECK(directive->spec.gpu_bind() == "per_task:3");
   CHECK_THAT(errorOf({"job.sh"}, {{"job.sh", "#!/bin/sh\n#SBATCH --gpu-bind=nearest\ntrue\n"}}),
              Catch::StartsWith("job.sh:2: --gpu-bind: 'nearest' is not a GPU binding"));
+}
+
+TEST_CASE("-d/--dependency is passed on as typed and -b/--begin is read ahead", "[cli][sbatch][dependency]") {
+  auto result = submit({"-d", "afterok:5?afternotok:6", "--begin", "now+1hour", "--wrap", "true"});
+  REQUIRE(result.ok());
+  CHECK(result->spec.dependency() == "afterok:5?afternotok:6");
+  int64_t inAnHour = static_cast<int64_t>(std::time(nullptr)) + 3600;
+  CHECK(result->spec.begin_time() >= inAnHour - 60);
+  CHECK(result->spec.begin_time() <= inAnHour + 60);
+
+  auto directives = submit({"job.sh"}, {{"job.sh", "#!/bin/sh\n#SBATCH --dependency=singleton\n#SBATCH -b now\ntrue\n"}});
+  REQUIRE(directives.ok());
+  CHECK(directives->spec.dependency() == "singleton");
+  CHECK(directives->spec.begin_time() > 0);
+
+  auto none = submit({"--wrap", "true"});
+  REQUIRE(none.ok());
+  CHECK(none->spec.dependency().empty());
+  CHECK(none->spec.begin_time() == 0);
+}
+
+TEST_CASE("a --begin that is not a time is refused by name", "[cli][sbatch][dependency]") {
+  std::string error = errorOf({"--begin", "someday", "--wrap", "true"});
+  CHECK_THAT(error, Catch::Contains("begin"));
+  CHECK_THAT(error, Catch::Contains("'someday'"));
 }

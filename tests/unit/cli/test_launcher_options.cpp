@@ -108,15 +108,19 @@ TEST_CASE("a long option may be shortened while it stays unique", "[cli][launche
   CHECK_THAT(ambiguous->usageError, Catch::StartsWith("option '--mem-per' is ambiguous; possibilities:"));
 }
 
-TEST_CASE("accepted-and-ignored options warn; --begin takes only now", "[cli][launcher]") {
+TEST_CASE("accepted-and-ignored options warn; --begin and --dependency are the job's", "[cli][launcher]") {
   auto run = prepareInteractive("srun", {"-q", "gold", "--mincpus=6", "--begin=now", "true"}, context());
   REQUIRE(run.ok());
   REQUIRE(run->warnings.size() == 2);
   CHECK_THAT(run->warnings[0], Catch::StartsWith("--mincpus is accepted and ignored"));
   CHECK_THAT(run->warnings[1], Catch::StartsWith("--qos is accepted and ignored"));
-  auto later = prepareInteractive("salloc", {"-b", "18:30"}, context());
-  REQUIRE_FALSE(later.ok());
-  CHECK_THAT(later.error(), Catch::Contains("--begin") && Catch::Contains("'18:30'"));
+  auto later = prepareInteractive("salloc", {"-b", "18:30", "-d", "afterany:9"}, context());
+  REQUIRE(later.ok());
+  CHECK(later->spec.begin_time() > 0);
+  CHECK(later->spec.dependency() == "afterany:9");
+  auto unreadable = prepareInteractive("salloc", {"-b", "half past"}, context());
+  REQUIRE_FALSE(unreadable.ok());
+  CHECK_THAT(unreadable.error(), Catch::Contains("begin") && Catch::Contains("'half past'"));
   auto directive = prepareSubmission({"job.sh"}, context(), scriptOf("#!/bin/sh\n#SBATCH --qos=low\n"));
   REQUIRE(directive.ok());
   REQUIRE(directive->warnings.size() == 1);

@@ -92,3 +92,30 @@ TEST_CASE("start of today and of yesterday", "[cli][sacct][time]") {
   CHECK(startOfYesterday(kNow) == utc(2027, 3, 9));
   CHECK(startOfYesterday(utc(2027, 3, 1, 8)) == utc(2027, 2, 28));
 }
+
+TEST_CASE("--begin forms look ahead where the text leaves the day open", "[cli][begin][time]") {
+  cli_fixtures::useUtc();
+  struct Row {
+    const char* rule;
+    const char* text;
+    int64_t expected;
+  };
+  const Row rows[] = {
+      {"a time still to come is today", "23:10", utc(2027, 3, 10, 23, 10)},
+      {"a time already past is tomorrow", "09:05", utc(2027, 3, 11, 9, 5)},
+      {"midnight is the coming one", "midnight", utc(2027, 3, 11)},
+      {"teatime still to come is today", "teatime", utc(2027, 3, 10, 16)},
+      {"an earlier day without a year is next year's", "0207", utc(2028, 2, 7)},
+      {"a later day without a year is this year's", "11/04", utc(2027, 11, 4)},
+      {"today's date without a year is today", "0310", utc(2027, 3, 10)},
+      {"a day with its year stays as given, past or not", "2026-08-19T06:40", utc(2026, 8, 19, 6, 40)},
+      {"now+N hours", "now+1hour", kNow + 3600},
+      {"tomorrow with a time word", "tomorrow noon", utc(2027, 3, 11, 12)},
+  };
+  for (const Row& row : rows) {
+    INFO(row.rule << ": " << row.text);
+    auto parsed = parseSlurmTime(row.text, kNow, TimeSense::Future);
+    REQUIRE(parsed.ok());
+    CHECK(*parsed == row.expected);
+  }
+}

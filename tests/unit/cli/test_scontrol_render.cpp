@@ -30,6 +30,15 @@ TEST_CASE("scontrol show job", "[cli][scontrol]") {
   CHECK_THAT(out, Catch::Contains("GresEnforceLinks=Yes"));
 }
 
+TEST_CASE("scontrol show job: what is left of a dependency follows the reason", "[cli][scontrol][dependency]") {
+  gantry::v1::Job job = pendingJob();
+  job.set_reason("Dependency");
+  job.set_dependency("afterok:7(unfulfilled)?afternotok:8(failed)");
+  std::string out = renderJob(job, options(false));
+  CHECK_THAT(out, Catch::Contains(
+                      "\n   JobState=PENDING Reason=Dependency Dependency=afterok:7(unfulfilled)?afternotok:8(failed)\n"));
+}
+
 TEST_CASE("scontrol show job -d lists each node's allocation", "[cli][scontrol]") {
   std::string out = renderJob(runningGpuJob(), options(true));
   CHECK(out == golden("show_job_detail.txt", out));

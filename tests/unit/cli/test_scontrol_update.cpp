@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <ctime>
+
 #include "cli/scontrol_update.h"
 #include "cli/signal_names.h"
 
@@ -151,6 +153,23 @@ TEST_CASE("scontrol update JobId= refusals read as Slurm's", "[cli][scontrol][jo
     REQUIRE_FALSE(parsed.ok());
     CHECK(parsed.error() == row.error);
   }
+}
+
+TEST_CASE("scontrol update JobId= Dependency= and StartTime=", "[cli][scontrol][dependency]") {
+  auto request = parseJobUpdate({"JobId=31", "Dependency=afterok:7,singleton", "StartTime=now+2hours"});
+  REQUIRE(request.ok());
+  CHECK(request->dependency() == "afterok:7,singleton");
+  int64_t later = static_cast<int64_t>(std::time(nullptr)) + 7200;
+  CHECK(request->begin_time() >= later - 60);
+  CHECK(request->begin_time() <= later + 60);
+  auto cleared = parseJobUpdate({"JobId=31", "Dependency="});
+  REQUIRE(cleared.ok());
+  CHECK(cleared->has_dependency());
+  CHECK(cleared->dependency().empty());
+  CHECK_FALSE(cleared->has_begin_time());
+  auto bad = parseJobUpdate({"JobId=31", "StartTime=whenever"});
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error(), Catch::StartsWith("Invalid StartTime value"));
 }
 
 TEST_CASE("scontrol update JobId=N TresBind=... is a job update", "[cli][scontrol][tres-bind]") {

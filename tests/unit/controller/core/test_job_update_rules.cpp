@@ -59,6 +59,14 @@ TEST_CASE("job update rules", "[core][job_update]") {
        request([](auto& r) { r.mutable_gres_per_node()->add_items()->set_name("gpu"); }), mine, nullptr},
       {"clearing the per-node GRES is an update too", request([](auto& r) { r.mutable_gres_per_node(); }), running,
        "Job is no longer pending execution"},
+      {"dependency only while pending", request([](auto& r) { r.set_dependency("afterok:3"); }), running,
+       "Job is no longer pending execution"},
+      {"a pending job changes its dependency", request([](auto& r) { r.set_dependency(""); }), mine, nullptr},
+      {"start time only while pending", request([](auto& r) { r.set_begin_time(5); }), running,
+       "Job is no longer pending execution"},
+      {"a pending job moves its start time", request([](auto& r) { r.set_begin_time(5); }), mine, nullptr},
+      {"someone else's dependency is refused", request([](auto& r) { r.set_dependency("afterok:3"); }),
+       JobUpdateFacts{.pending = true}, "Access/permission denied"},
   };
   for (const Case& c : cases) {
     SECTION(c.rule) {

@@ -42,6 +42,11 @@ JobRecord jobIn(JobState state) {
   return job;
 }
 
+// The scheduler's verdict on a job's dependency, `left` in stored form.
+job_event::DependencyChecked waitingDependency(const char* left, DependencyVerdict verdict, bool cancel = false) {
+  return job_event::DependencyChecked{*parseStoredDependency(left), verdict, cancel};
+}
+
 // The effect kinds, in order, as short names: what a row expects.
 std::string kindOf(const Effect& effect) {
   return std::visit(
@@ -301,6 +306,30 @@ const std::vector<JobRow>& jobRows() {
       {"a release makes the job eligible again", JobState::Pending, job_event::Release{}, JobState::Pending,
        JobReason::None, {"persist", "schedule"}, [](JobRecord& j) { j.spec.set_hold(true); },
        [](const JobRecord& j) { CHECK_FALSE(j.held()); }},
+      {"dependency: a job still waiting says Dependency and stores nothing when nothing changed",
+       JobState::Pending, waitingDependency("afterok:7(unfulfilled)", DependencyVerdict::Wait), JobState::Pending,
+       JobReason::Dependency, {}, [](JobRecord& j) { j.dependency = *parseStoredDependency("afterok:7(unfulfilled)"); }},
+      {"dependency: an entry met is dropped and stored", JobState::Pending,
+       waitingDependency("afterok:7(unfulfilled)", DependencyVerdict::Wait), JobState::Pending, JobReason::Dependency,
+       {"persist"},
+       [](JobRecord& j) { j.dependency = *parseStoredDependency("afterany:6(unfulfilled),afterok:7(unfulfilled)"); },
+       [](const JobRecord& j) { CHECK(formatDependency(j.dependency) == "afterok:7(unfulfilled)"); }},
+      {"dependency: once met the job may be placed, reason cleared", JobState::Pending,
+       waitingDependency("", DependencyVerdict::Satisfied), JobState::Pending, JobReason::None, {"persist"},
+       [](JobRecord& j) {
+         j.dependency = *parseStoredDependency("afterok:7(unfulfilled)");
+         j.reason = JobReason::Dependency;
+       },
+       [](const JobRecord& j) { CHECK(j.dependency.empty()); }},
+      {"dependency: never met waits as DependencyNeverSatisfied", JobState::Pending,
+       waitingDependency("afterok:7(failed)", DependencyVerdict::Never), JobState::Pending,
+       JobReason::DependencyNeverSatisfied, {"persist"},
+       [](JobRecord& j) { j.dependency = *parseStoredDependency("afterok:7(unfulfilled)"); }},
+      {"dependency: never met with kill_invalid_depend cancels the job", JobState::Pending,
+       waitingDependency("afterok:7(failed)", DependencyVerdict::Never, true), JobState::Cancelled,
+       JobReason::DependencyNeverSatisfied, {"persist"},
+       [](JobRecord& j) { j.dependency = *parseStoredDependency("afterok:7(unfulfilled)"); },
+       [](const JobRecord& j) { CHECK(j.endTime == kNow); }},
       {"giving back a pending allocation cancels it", JobState::Pending, job_event::AllocationCompleted{0},
        JobState::Cancelled, JobReason::None, {"persist"}},
       {"giving back a running allocation with a failure fails it", JobState::Running,
@@ -369,6 +398,8 @@ const std::vector<RefusedRow>& refusedRows() {
        job_event::SwitchSetupFailed{"switch setup failed"}},
       {"switch: a running job's setup cannot fail any more", JobState::Running,
        job_event::SwitchSetupFailed{"switch setup failed"}},
+      {"dependency: only a pending job's dependency is judged", JobState::Running,
+       waitingDependency("", DependencyVerdict::Satisfied)},
   };
   return rows;
 }
