@@ -180,30 +180,39 @@ std::string formatDependency(const Dependency& dependency) {
 DependencyCheck checkDependency(const Dependency& dependency, const DependencyWorld& world) {
   DependencyCheck check;
   check.remaining.any = dependency.any;
-  bool anySatisfied = false, anyFailed = false, allFailed = !dependency.entries.empty();
+  // Met for good (a satisfied entry other than singleton), met for this
+  // pass only (singleton), waiting, failed.
+  bool anyMetForGood = false, anyMetNow = false, anyWaiting = false, anyFailed = false;
+  bool allFailed = !dependency.entries.empty();
   for (const auto& entry : dependency.entries) {
     EntryState state = stateOf(entry, world);
-    anySatisfied |= state == EntryState::Satisfied;
+    bool singleton = entry.kind == DependencyKind::Singleton;
+    anyMetForGood |= state == EntryState::Satisfied && !singleton;
+    anyMetNow |= state == EntryState::Satisfied;
+    anyWaiting |= state == EntryState::Unfulfilled;
     anyFailed |= state == EntryState::Failed;
     allFailed &= state == EntryState::Failed;
-    if (state == EntryState::Satisfied) continue;
+    if (state == EntryState::Satisfied && !singleton) continue;
     DependencyEntry kept = entry;
     if (state == EntryState::Failed) kept.status = DependencyStatus::Failed;
     check.remaining.entries.push_back(kept);
   }
-  if (dependency.any) {
-    if (anySatisfied || dependency.entries.empty()) {
+  if (dependency.entries.empty()) {
+    check.verdict = DependencyVerdict::Satisfied;
+  } else if (dependency.any) {
+    if (anyMetForGood) {
+      check.remaining.entries.clear();  // nothing is left to wait for
       check.verdict = DependencyVerdict::Satisfied;
-      check.remaining.entries.clear();
+    } else if (anyMetNow) {
+      // Only a singleton is met: the others are kept for the next pass.
+      check.verdict = DependencyVerdict::Satisfied;
     } else {
       check.verdict = allFailed ? DependencyVerdict::Never : DependencyVerdict::Wait;
     }
-    return check;
-  }
-  if (anyFailed) {
+  } else if (anyFailed) {
     check.verdict = DependencyVerdict::Never;
   } else {
-    check.verdict = check.remaining.empty() ? DependencyVerdict::Satisfied : DependencyVerdict::Wait;
+    check.verdict = anyWaiting ? DependencyVerdict::Wait : DependencyVerdict::Satisfied;
   }
   return check;
 }

@@ -19,6 +19,9 @@
 // Rules, as Slurm decides them:
 //   - an entry satisfied is dropped from what is left; what is left is
 //     shown with "(unfulfilled)" or "(failed)" after each entry;
+//   - singleton is the exception: it is met only for the pass that judges
+//     it (a namesake may start before this job finds room), so it stays
+//     in what is left, and is judged again, until the job starts;
 //   - an entry that can never be satisfied (afterok on a job that failed)
 //     stays failed, even once that job is forgotten;
 //   - a job the controller no longer knows (purged after MinJobAge)
@@ -85,7 +88,7 @@ enum class DependencyVerdict { Wait, Satisfied, Never };
 
 struct DependencyCheck {
   DependencyVerdict verdict = DependencyVerdict::Wait;
-  Dependency remaining;  // empty once satisfied
+  Dependency remaining;  // what is still to be judged: a met singleton stays
 };
 
 DependencyCheck checkDependency(const Dependency& dependency, const DependencyWorld& world);

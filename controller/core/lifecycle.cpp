@@ -171,6 +171,7 @@ struct JobTransition {
     job.nodeNames = placed.nodeNames;
     job.holdsResources = true;
     job.reasonDetail.clear();
+    job.dependency = {};  // met: a singleton entry stays until the start (dependency.h)
     job.startTime = now;
     job.runSecondsBefore = 0;
     if (placed.configureNetwork) {

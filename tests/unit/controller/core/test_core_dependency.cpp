@@ -267,3 +267,39 @@ TEST_CASE("--begin keeps a job pending as BeginTime until its time, and StartTim
   CHECK(h.job(notYours).state() == v1::PENDING);
   CHECK(h.job(notYours).eligible_time() == start + 10'000);
 }
+
+TEST_CASE("a singleton met while there is no room is judged again, so namesakes never run together") {
+  Harness h;
+  h.registerNodes();
+  // A namesake without a dependency runs beside a small job, a whole-node
+  // job fills the other node; a big singleton comes, then a small one.
+  uint64_t first = *h.submit(job("", "solo"));
+  v1::JobSpec filler = job("", "filler");
+  filler.set_cpus_per_task(4);
+  uint64_t fill = *h.submit(filler);
+  uint64_t pad = *h.submit(job("", "pad"));  // beside the namesake: its node keeps only 3 CPUs free
+  h.settle();
+  REQUIRE(h.job(pad).node_list() == h.job(first).node_list());
+  v1::JobSpec bigSpec = job("singleton", "solo");
+  bigSpec.set_cpus_per_task(4);
+  uint64_t big = *h.submit(bigSpec);
+  uint64_t small = *h.submit(job("singleton", "solo"));
+  h.settle();
+  REQUIRE(h.job(big).reason() == "Dependency");
+  // The namesake ends: the big one is met but finds no room, the small
+  // one takes its turn.
+  h.complete(first, 0);
+  h.advance(std::chrono::milliseconds(10));
+  CHECK(h.job(small).state() == v1::RUNNING);
+  CHECK(h.job(big).state() == v1::PENDING);
+  // Room comes while the small one runs: the big one still waits for it.
+  h.complete(fill, 0);
+  h.advance(std::chrono::milliseconds(10));
+  CHECK(h.job(big).state() == v1::PENDING);
+  CHECK(h.job(big).reason() == "Dependency");
+  h.complete(small, 0);
+  h.advance(std::chrono::milliseconds(10));
+  v1::Job started = h.job(big);
+  CHECK(started.state() == v1::RUNNING);
+  CHECK(started.dependency().empty());
+}

@@ -104,6 +104,10 @@ const std::vector<JobRow>& jobRows() {
          CHECK(j.holdsResources);
          CHECK(j.launchInFlight);
        }},
+      {"dependency: a placed job keeps nothing of its dependency (a met singleton)", JobState::Pending, placedOnN3(),
+       JobState::Running, JobReason::None, {"hold", "persist", "launch"},
+       [](JobRecord& j) { j.dependency = *parseStoredDependency("singleton(unfulfilled)"); },
+       [](const JobRecord& j) { CHECK(j.dependency.empty()); }},
       {"a pending job keeps its new reason without a disk write", JobState::Pending,
        job_event::StillPending{JobReason::ReqNodeNotAvail, ""}, JobState::Pending, JobReason::ReqNodeNotAvail, {}},
       {"a clean batch exit completes the job and runs the Epilog on every node", JobState::Running,
