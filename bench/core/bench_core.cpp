@@ -27,7 +27,7 @@
 // before it to its answer. The store commits (and fsyncs) on its writer
 // thread; the passes do not wait for it.
 //
-// Usage: bench_core [--submit] [saturated rounds, default 3] [nodes, default 10000] [jobs, default 10000]
+// Usage: bench_core [--submit] [--builtin] [saturated rounds, default 3] [nodes, default 10000] [jobs, default 10000]
 #include <boost/asio/io_context.hpp>
 #include <algorithm>
 #include <atomic>
@@ -82,8 +82,13 @@ class AckGateway final : public core::AgentGateway {
   }
 };
 
+// --builtin: SchedulerType=sched/builtin, no planned starts (backfill's
+// cost is the difference from the default, sched/backfill).
+bool gBuiltin = false;
+
 std::string confText() {
-  return "ClusterName=bench\nSlurmctldHost=localhost\nGresTypes=gpu\nMaxJobCount=1000000\n"
+  return std::string(gBuiltin ? "SchedulerType=sched/builtin\n" : "") +
+         "ClusterName=bench\nSlurmctldHost=localhost\nGresTypes=gpu\nMaxJobCount=1000000\n"
          "NodeName=n[00001-" + std::to_string(kNodes) + "] Sockets=2 CoresPerSocket=" +
          std::to_string(kCoresPerSocket) + " ThreadsPerCore=1 RealMemory=1024000 Gres=gpu:" +
          std::to_string(kGpusPerNode) + "\n"
@@ -513,13 +518,15 @@ int main(int argc, char** argv) {
   while (!args.empty() && args.front().rfind("--", 0) == 0) {
     if (args.front() == "--submit") {
       viaSubmit = true;
+    } else if (args.front() == "--builtin") {
+      gBuiltin = true;
     } else if (args.front() == "--accounting") {
       // Accounting off, then on, in one run: submit throughput and
       // scheduling passes side by side, with their ratios.
       accountingCompare = true;
       viaSubmit = true;
     } else {
-      std::fprintf(stderr, "bench_core: unknown option %s (expected --submit or --accounting)\n", args.front().c_str());
+      std::fprintf(stderr, "bench_core: unknown option %s (expected --submit, --builtin or --accounting)\n", args.front().c_str());
       return 2;
     }
     args.erase(args.begin());
@@ -529,8 +536,10 @@ int main(int argc, char** argv) {
   if (args.size() > 2) kJobs = std::max(1, std::atoi(args[2].c_str()));
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::filesystem::path dir = makeTempDir();
-  std::printf("# bench_core nodes=%d gpus_per_node=%d cores_per_node=%d jobs=%d saturated_rounds=%d queue=%s\n",
-              kNodes, kGpusPerNode, 2 * kCoresPerSocket, kJobs, rounds, viaSubmit ? "submitted" : "recovered");
+  std::printf("# bench_core nodes=%d gpus_per_node=%d cores_per_node=%d jobs=%d saturated_rounds=%d queue=%s "
+              "scheduler=%s\n",
+              kNodes, kGpusPerNode, 2 * kCoresPerSocket, kJobs, rounds, viaSubmit ? "submitted" : "recovered",
+              gBuiltin ? "sched/builtin" : "sched/backfill");
   std::printf("# store: SQLite in a temporary folder; its commits and fsyncs run on the store's writer thread, "
               "outside the timed passes\n");
   if (!accountingCompare) {

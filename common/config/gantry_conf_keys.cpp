@@ -193,6 +193,13 @@ void setSchedulerParameters(KeyContext& c) {
       c.conf.requeueDelaySec = std::stoi(value);
       continue;
     }
+    if (eq != std::string::npos && std::string_view(p).substr(0, eq) == "bf_max_job_test") {
+      std::string value = p.substr(eq + 1);
+      bool digits = !value.empty() && value.size() <= 7 &&
+                    std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+      if (!digits || std::stoi(value) == 0) c.error("bf_max_job_test=" + value + " is not a positive number of jobs");
+      continue;
+    }
     if (eq != std::string::npos && iequals(std::string_view(p).substr(0, eq), "max_script_size")) {
       std::string value = p.substr(eq + 1);
       bool digits = !value.empty() && value.size() <= 12 &&

@@ -47,11 +47,11 @@ std::string backupHostPart(std::string_view value, int occurrence) {
 }
 
 // max_script_size is read at submission, requeue_delay by the lifecycle,
-// kill_invalid_depend by the scheduler.
+// kill_invalid_depend and bf_max_job_test by the scheduling pass.
 std::string schedulerParametersPart(std::string_view value, int) {
   return pickItems(value, [](const std::string& item) {
     return item.rfind("max_script_size=", 0) != 0 && item.rfind("requeue_delay=", 0) != 0 &&
-           item != "kill_invalid_depend";
+           item.rfind("bf_max_job_test=", 0) != 0 && item != "kill_invalid_depend";
   });
 }
 
@@ -71,10 +71,11 @@ std::string privateDataPart(std::string_view value, int) {
 
 
 
-// sched/gang is acted on (controller/gang); the others choose a loop that
-// is not built yet.
+// sched/backfill (planned starts) and sched/gang (timeslicing) are acted
+// on; sched/builtin would start jobs strictly in order.
 std::string schedulerTypePart(std::string_view value, int) {
-  return withPluginType(value, "sched") == "sched/gang" ? "" : std::string(value);
+  std::string type = withPluginType(value, "sched");
+  return type == "sched/gang" || type == "sched/backfill" ? "" : std::string(value);
 }
 
 // GANG is acted on; the preemption modes are not yet.
@@ -130,13 +131,13 @@ std::vector<InertKey> makeTable() {
        "the _Memory forms and MULTIPLE_SHARING_GRES_PJ are acted on",
        "controller/select", "CR_Pack_Nodes", selectTypeParametersPart},
       {P::Global, "SchedulerType", "", "scheduler choice",
-       "sched/backfill reserves resources for the head job and backfills around it, sched/builtin starts jobs "
-       "strictly in order; today one loop starts every pending job that fits, in priority order (sched/gang, "
-       "timeslicing, is acted on)",
-       "controller/sched", "sched/backfill", schedulerTypePart},
+       "sched/builtin starts jobs strictly in order; under it Gantry starts every pending job that fits, in "
+       "priority order, and plans no starts (sched/backfill, planned starts, and sched/gang, timeslicing, are "
+       "acted on)",
+       "controller/sched", "sched/builtin", schedulerTypePart},
       {P::Global, "SchedulerParameters", "", "scheduler parameters",
        "disable_job_shrink refuses to shrink running jobs; bf_* and the other items tune the scheduling loop; "
-       "max_script_size, requeue_delay and kill_invalid_depend are acted on",
+       "max_script_size, requeue_delay, kill_invalid_depend and bf_max_job_test are acted on",
        "controller/sched", "disable_job_shrink", schedulerParametersPart},
       {P::Global, "PrivateData", "", "accounting privacy",
        "usage and users hide accounting records from other users; jobs and nodes are acted on",

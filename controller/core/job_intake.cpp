@@ -1,6 +1,7 @@
 // ControllerCore's submissions: validation, --test-only estimates, and the
 // durable record that comes before the answer.
 #include "controller/core/controller_core.h"
+#include "controller/core/running_ends.h"
 
 #include <algorithm>
 #include <ctime>
@@ -171,16 +172,8 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
 v1::SubmitJobResponse ControllerCore::testOnly(const select::Request& request,
                                                const select::PartitionView& view,
                                                const config::PartitionConf& partition) {
-  // Running jobs free their resources at their time limit; one without a
-  // limit is taken to run for a year, so it never makes room in the estimate.
-  std::vector<select::RunningJob> running;
   int64_t t = now();
-  for (const auto& [id, job] : state_.jobs) {
-    if (!job.holdsResources) continue;
-    int64_t limit = job.timeLimitSeconds > 0 ? job.timeLimitSeconds : 365 * 86400;
-    running.push_back({.allocation = job.allocation, .endTime = t - job.runSeconds(t) + limit});
-  }
-  select::StartEstimate estimate = state_.cluster.estimateStart(request, view, std::move(running), t);
+  select::StartEstimate estimate = state_.cluster.estimateStartSorted(request, view, runningJobEnds(state_.jobs, t), t);
   v1::SubmitJobResponse response;
   std::string job = "Job " + std::to_string(state_.nextJobId);
   if (estimate.outcome.verdict != select::Verdict::Placed) {

@@ -57,6 +57,7 @@ std::string reasonText(JobReason reason, const std::string& detail) {
     case JobReason::BeginTime: return "BeginTime";
     case JobReason::Dependency: return "Dependency";
     case JobReason::DependencyNeverSatisfied: return "DependencyNeverSatisfied";
+    case JobReason::Priority: return "Priority";
   }
   return "None";
 }

@@ -75,9 +75,10 @@ enum class JobReason {
   BeginTime,          // not eligible before its eligible time (--begin, a requeued job's delay)
   Dependency,                // its --dependency is not satisfied yet
   DependencyNeverSatisfied,  // its --dependency can never be satisfied
+  Priority,                  // it would fit, but on nodes planned for a job ahead of it (backfill)
 };
 // The last reason, for readers of stored codes.
-constexpr JobReason kLastJobReason = JobReason::DependencyNeverSatisfied;
+constexpr JobReason kLastJobReason = JobReason::Priority;
 std::string reasonText(JobReason reason, const std::string& detail);
 
 // Who suspended a SUSPENDED job. The timeslicer resumes only its own.

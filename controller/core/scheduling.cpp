@@ -1,6 +1,8 @@
 // ControllerCore's scheduling pass: pending jobs in order through the
 // selection library; what a placement changes is the lifecycle's Placed.
 #include "controller/core/controller_core.h"
+#include "controller/core/backfill_plan.h"
+#include "controller/core/running_ends.h"
 
 #include <algorithm>
 #include <map>
@@ -111,6 +113,14 @@ void ControllerCore::schedule() {
   // Per partition, its nodes with drains, to tell a job that waits for them.
   std::map<const select::PartitionView*, std::vector<std::string>> degradedByView;
   DependencyGate gate(state_, t, conf_.killInvalidDepend);
+  // sched/backfill: a job that cannot start now gets a planned start, and
+  // the jobs behind it keep clear of it (backfill_plan.h). Not under gang
+  // timeslicing, where jobs take turns on shared nodes instead.
+  std::optional<BackfillPlan> plan;
+  if (conf_.schedulerType == "sched/backfill" && !conf_.gangScheduling()) {
+    plan.emplace(backfillMaxJobTest(conf_.schedulerParameters));
+  }
+  std::optional<std::vector<select::RunningJob>> running;  // for planned starts, built on the first
   for (JobRecord* job : pending) {
     // Checked in this order, so a job placed earlier in the pass counts
     // for the singletons after it.
@@ -130,11 +140,23 @@ void ControllerCore::schedule() {
       continue;
     }
     request->uid = job->uid;
+    const int64_t end = job->timeLimitSeconds > 0 ? t + job->timeLimitSeconds : kNeverEnds;
+    const select::PartitionView& allowed = plan ? plan->viewFor(*view, end) : *view;
     select::SelectTrace trace;
     select::Outcome outcome = state_.cluster.select(*request, *view, conf_.debugSelectType ? &trace : nullptr);
     for (const auto& rejection : trace) {
       spdlog::info("select: job {} not on node {}: {}", job->id, state_.cluster.node(rejection.node).name,
                    rejection.rule);
+    }
+    // A place on planned nodes, for a job that would still run at their
+    // planned start: it may go elsewhere, or it waits behind the plans
+    // (reason Priority, as in Slurm). A job that fits nowhere now waits
+    // for resources, as without plans, at the cost of one selection.
+    bool behindPlans = false;
+    if (outcome.verdict == select::Verdict::Placed && &allowed != view && plan->anyPlanned(outcome.allocation)) {
+      select::Outcome elsewhere = state_.cluster.select(*request, allowed);
+      behindPlans = elsewhere.verdict != select::Verdict::Placed;
+      outcome = std::move(elsewhere);
     }
     if (outcome.verdict == select::Verdict::Placed) {
       std::vector<std::string> names;
@@ -144,14 +166,29 @@ void ControllerCore::schedule() {
       auto placed = applyJob(*job, job_event::Placed{std::move(outcome.allocation), std::move(names), startSuspended,
                                                      configureNetwork});
       if (placed) gate.placed(*job);
+      if (placed && running) {
+        addRunningJob(*running, {.allocation = job->allocation, .endTime = end == kNeverEnds ? t + kUnlimitedRunSeconds : end});
+      }
       if (!placed) {
         leaveGang(*job);  // admitted for nothing: free its place in the rotation
       } else if (configureNetwork) {
         startSwitchSetup(*job);
       }
+    } else if (behindPlans) {
+      (void)applyJob(*job, job_event::StillPending{JobReason::Priority, ""});
     } else if (outcome.verdict == select::Verdict::Never) {
       (void)applyJob(*job, job_event::StillPending{JobReason::ReqNodeNotAvail, ""});
     } else {
+      if (plan && plan->canPlan() && !plan->plannedAlike(*request, *view)) {
+        plan->rememberShape(*request, *view);
+        if (!running) running = runningJobEnds(state_.jobs, t);
+        select::StartEstimate estimate = state_.cluster.estimateStartSorted(*request, *view, *running, t);
+        if (estimate.outcome.verdict == select::Verdict::Placed) {
+          std::vector<int> nodes;
+          for (const auto& grant : estimate.outcome.allocation.nodes) nodes.push_back(grant.node);
+          plan->reserve(nodes, estimate.startTime);
+        }
+      }
       std::string detail = outcome.reason == select::kReasonResources ? "" : outcome.reason;
       if (detail.empty()) {
         auto known = degradedByView.find(view);

@@ -569,10 +569,15 @@ void Cluster::commit(const Allocation& allocation) {
 
 StartEstimate Cluster::estimateStart(const Request& request, const PartitionView& partition,
                                     std::vector<RunningJob> running, int64_t now) {
-  Outcome outcome = select(request, partition);
-  if (outcome.verdict != Verdict::NotNow) return StartEstimate{std::move(outcome), now};
   std::stable_sort(running.begin(), running.end(),
                    [](const RunningJob& a, const RunningJob& b) { return a.endTime < b.endTime; });
+  return estimateStartSorted(request, partition, running, now);
+}
+
+StartEstimate Cluster::estimateStartSorted(const Request& request, const PartitionView& partition,
+                                          const std::vector<RunningJob>& running, int64_t now) {
+  Outcome outcome = select(request, partition);
+  if (outcome.verdict != Verdict::NotNow) return StartEstimate{std::move(outcome), now};
   StartEstimate estimate{std::move(outcome), now};
   size_t released = 0;
   while (released < running.size()) {

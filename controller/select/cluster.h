@@ -205,6 +205,10 @@ class Cluster {
   // `running` must hold the committed allocations.
   StartEstimate estimateStart(const Request& request, const PartitionView& partition,
                               std::vector<RunningJob> running, int64_t now);
+  // The same with `runningByEnd` already in endTime order, copied nowhere:
+  // backfill estimates many jobs in one pass against one list.
+  StartEstimate estimateStartSorted(const Request& request, const PartitionView& partition,
+                                    const std::vector<RunningJob>& runningByEnd, int64_t now);
   void release(const Allocation& allocation);
 
   const NodeInfo& node(int index) const;

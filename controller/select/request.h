@@ -21,6 +21,7 @@ struct GresRequest {
   std::string name = "gpu";
   std::string type;  // empty: any type
   uint64_t count = 0;
+  bool operator==(const GresRequest&) const = default;
 };
 
 enum class LinkPolicy { Prefer, Enforce, Ignore };
@@ -34,6 +35,7 @@ struct NodeLists {
   std::vector<int> candidates;  // non-empty: the allocation's nodes all come from these
   std::vector<int> excluded;    // never in the allocation
   bool empty() const { return required.empty() && candidates.empty() && excluded.empty(); }
+  bool operator==(const NodeLists&) const = default;
 };
 
 struct Request {
@@ -64,6 +66,8 @@ struct Request {
   // idle CPUs, and nobody shares its CPUs.
   bool mayShare = true;
   NodeLists nodeLists;
+  // Same shape: selection answers both alike (backfill plans a shape once).
+  bool operator==(const Request&) const = default;
 };
 
 inline constexpr const char* kReasonNeverAvailable = "Requested node configuration is not available";

@@ -297,6 +297,14 @@ TEST_CASE("gantry.conf: SchedulerParameters=requeue_delay", "[config][gantry]") 
   CHECK_THAT(parseError("SchedulerParameters=requeue_delay=soon\n"), Catch::Contains("requeue_delay=soon"));
 }
 
+TEST_CASE("gantry.conf: SchedulerParameters=bf_max_job_test is a positive number", "[config][gantry]") {
+  CHECK(mustParse("SchedulerParameters=bf_max_job_test=20,kill_invalid_depend\n").killInvalidDepend);
+  CHECK_THAT(parseError("SchedulerParameters=bf_max_job_test=0\n"),
+             Catch::Contains("gantry.conf:1: SchedulerParameters=bf_max_job_test=0: bf_max_job_test=0 is not a positive "
+                             "number of jobs"));
+  CHECK_THAT(parseError("SchedulerParameters=bf_max_job_test=many\n"), Catch::Contains("bf_max_job_test=many"));
+}
+
 TEST_CASE("gantry.conf: MinJobAge", "[config][gantry]") {
   CHECK(mustParse("").minJobAgeSeconds == 300);
   CHECK(mustParse("MinJobAge=60\n").minJobAgeSeconds == 60);

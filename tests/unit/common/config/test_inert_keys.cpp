@@ -49,7 +49,7 @@ TEST_CASE("inert keys: a configuration with several gives exactly their notes, w
           "[config][inert]") {
   auto loaded = parseGantryConf(
       "SlurmctldHost=ctl\n"
-      "SchedulerType=sched/backfill\n"
+      "SchedulerType=sched/builtin\n"
       "SlurmctldParameters=switch_timeout=60,drain_absent_gres,idle_on_node_suspend\n"
       "DebugFlags=SelectType,Gres\n"
       "AccountingStorageEnforce=associations\n"
@@ -62,7 +62,7 @@ TEST_CASE("inert keys: a configuration with several gives exactly their notes, w
   CHECK(loaded->warnings.empty());
   CHECK(texts(loaded->notes) ==
         std::vector<std::string>{
-            "gantry.conf:2: SchedulerType=sched/backfill is accepted but not yet acted on (scheduler choice)",
+            "gantry.conf:2: SchedulerType=sched/builtin is accepted but not yet acted on (scheduler choice)",
             "gantry.conf:3: SlurmctldParameters=switch_timeout=60,drain_absent_gres,idle_on_node_suspend: "
             "idle_on_node_suspend is accepted but not yet acted on (other controller parameters)",
             "gantry.conf:4: DebugFlags=SelectType,Gres: Gres is accepted but not yet acted on (debug flags other "
@@ -72,7 +72,7 @@ TEST_CASE("inert keys: a configuration with several gives exactly their notes, w
             "gantry.conf:8: PriorityTier=2 is accepted but not yet acted on (partition priority tiers)",
         });
   // The values are still parsed as before.
-  CHECK(loaded->conf.schedulerType == "sched/backfill");
+  CHECK(loaded->conf.schedulerType == "sched/builtin");
   CHECK(loaded->conf.drainAbsentGres);
 }
 
@@ -228,5 +228,6 @@ TEST_CASE("inert notes read plugin names without their type as with it", "[confi
   CHECK_FALSE(noteFor(KeyPlace::Global, "TaskPlugin", "Affinity,cgroup"));
   CHECK_FALSE(noteFor(KeyPlace::Global, "TaskPlugin", "cgroup,resctrl"));
   CHECK_FALSE(noteFor(KeyPlace::Global, "SchedulerType", "gang"));
-  CHECK(noteFor(KeyPlace::Global, "SchedulerType", "backfill"));
+  CHECK_FALSE(noteFor(KeyPlace::Global, "SchedulerType", "backfill"));
+  CHECK(noteFor(KeyPlace::Global, "SchedulerType", "builtin"));
 }

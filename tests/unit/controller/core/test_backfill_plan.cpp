@@ -1,0 +1,96 @@
+// Backfill's planned starts (controller/core/backfill_plan.h): which nodes a
+// job behind a planned one may take; one row per rule.
+#include <catch2/catch.hpp>
+
+#include "controller/core/backfill_plan.h"
+
+using namespace gantry;
+using namespace gantry::core;
+
+namespace {
+
+select::PartitionView partitionOf(std::vector<int> nodes) {
+  select::PartitionView view;
+  view.nodes = std::move(nodes);
+  return view;
+}
+
+}  // namespace
+
+TEST_CASE("backfill plan: the nodes a later job may take", "[core][backfill]") {
+  struct Reserve {
+    std::vector<int> nodes;
+    int64_t start;
+  };
+  struct Case {
+    const char* rule;
+    std::vector<Reserve> plans;
+    std::vector<int> partition;
+    int64_t jobEnd;
+    std::vector<int> allowed;
+  };
+  const Case cases[] = {
+      {"without plans every node is open", {}, {0, 1, 2}, kNeverEnds, {0, 1, 2}},
+      {"a job that runs past a planned start keeps off its nodes", {{{1}, 500}}, {0, 1, 2}, 900, {0, 2}},
+      {"a job without a time limit keeps off planned nodes", {{{1}, 500}}, {0, 1, 2}, kNeverEnds, {0, 2}},
+      {"a job gone before the planned start may use its nodes", {{{1}, 500}}, {0, 1, 2}, 500, {0, 1, 2}},
+      {"the earliest planned start on the partition counts", {{{1}, 500}, {{2}, 300}}, {0, 1, 2}, 400, {0}},
+      {"plans on other partitions' nodes change nothing", {{{7, 8}, 100}}, {0, 1, 2}, kNeverEnds, {0, 1, 2}},
+      {"a later plan on the same node keeps the earlier start", {{{1}, 200}, {{1}, 800}}, {0, 1}, 500, {0}},
+      {"every node planned leaves none", {{{0, 1}, 500}}, {0, 1}, 600, {}},
+  };
+  for (const Case& c : cases) {
+    SECTION(c.rule) {
+      BackfillPlan plan(10);
+      for (const auto& reserve : c.plans) plan.reserve(reserve.nodes, reserve.start);
+      select::PartitionView partition = partitionOf(c.partition);
+      CHECK(plan.viewFor(partition, c.jobEnd).nodes == c.allowed);
+    }
+  }
+}
+
+TEST_CASE("backfill plan: a view is worked out again once a plan is added", "[core][backfill]") {
+  BackfillPlan plan(10);
+  select::PartitionView partition = partitionOf({0, 1, 2});
+  plan.reserve({0}, 100);
+  CHECK(plan.viewFor(partition, 200).nodes == std::vector<int>{1, 2});
+  plan.reserve({2}, 100);
+  CHECK(plan.viewFor(partition, 200).nodes == std::vector<int>{1});
+}
+
+TEST_CASE("backfill plan: at most bf_max_job_test jobs are estimated, a shape once", "[core][backfill]") {
+  BackfillPlan plan(2);
+  select::PartitionView partition = partitionOf({0, 1});
+  select::PartitionView other = partitionOf({0, 1});
+  select::Request oneGpu;
+  oneGpu.gpus = 1;
+  select::Request twoGpus;
+  twoGpus.gpus = 2;
+  CHECK(plan.canPlan());
+  CHECK_FALSE(plan.plannedAlike(oneGpu, partition));
+  plan.rememberShape(oneGpu, partition);
+  CHECK(plan.plannedAlike(oneGpu, partition));        // the same shape again: not estimated
+  CHECK_FALSE(plan.plannedAlike(twoGpus, partition)); // another shape
+  CHECK_FALSE(plan.plannedAlike(oneGpu, other));      // another partition
+  CHECK_FALSE(plan.canPlan());                        // one estimate and one alike: two
+  // Being alike changes no view: only reserve() does.
+  CHECK(plan.viewFor(partition, kNeverEnds).nodes == std::vector<int>{0, 1});
+  CHECK(backfillMaxJobTest({}) == 500);
+  CHECK(backfillMaxJobTest({"bf_interval=30", "bf_max_job_test=25"}) == 25);
+}
+
+TEST_CASE("backfill plan: whether an allocation takes planned nodes", "[core][backfill]") {
+  BackfillPlan plan(10);
+  plan.reserve({2, 5}, 100);
+  auto on = [](std::vector<int> nodes) {
+    select::Allocation allocation;
+    for (int node : nodes) {
+      select::NodeGrant grant;
+      grant.node = node;
+      allocation.nodes.push_back(grant);
+    }
+    return allocation;
+  };
+  CHECK(plan.anyPlanned(on({1, 5})));
+  CHECK_FALSE(plan.anyPlanned(on({0, 1, 9})));
+}

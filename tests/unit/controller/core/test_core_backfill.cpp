@@ -1,0 +1,124 @@
+// Backfill through the core, in simulated time: a job that cannot start
+// now gets a planned start from the running jobs' time limits, and jobs
+// behind it start now only where and while they cannot delay it.
+#include "tests/unit/controller/core/core_harness.h"
+
+using namespace gantry;
+using testing::tempDb;
+
+namespace {
+
+const auth::Identity kUser{.uid = 1000, .gid = 1000, .user = "u1000"};
+
+// Two four-CPU nodes (three with `third`), a two-hour partition limit, and
+// nodes that stay up while the clock moves by minutes without heartbeats.
+config::GantryConf backfillConf(const std::string& extra = "", bool third = false) {
+  std::string nodes = third ? "n[1-3]" : "n[1-2]";
+  return testing::parseConf("ClusterName=unit\nSlurmdTimeout=3600\n" + extra + "NodeName=" + nodes +
+                            " CPUs=4 CoresPerSocket=4 RealMemory=1000\n"
+                            "PartitionName=debug Nodes=" + nodes + " Default=YES MaxTime=120\n");
+}
+
+struct Harness : testing::CoreHarness {
+  explicit Harness(config::GantryConf configuration = backfillConf()) : CoreHarness(std::move(configuration), tempDb()) {}
+  uint64_t submit(v1::JobSpec spec) {
+    auto id = CoreHarness::submit(std::move(spec), kUser);
+    REQUIRE(id.ok());
+    settle();
+    return *id;
+  }
+  void complete(uint64_t id) { stepEnded(id, "batch", job(id).batch_host(), 0); }
+  // Ends the job if it still runs (its time limit may have ended it).
+  void finish(uint64_t id) {
+    v1::ListJobsRequest request;
+    request.add_job_ids(id);
+    auto listed = await<v1::ListJobsResponse>([&](auto reply) { core->listJobs(request, reply); });
+    REQUIRE(listed.ok());
+    // An ended job is forgotten after MinJobAge (five minutes here).
+    if (listed->jobs_size() == 1 && listed->jobs(0).state() == v1::RUNNING) complete(id);
+  }
+  void minutes(int count) { advance(std::chrono::minutes(count)); }
+};
+
+// `cpus` CPUs on each of `nodes` nodes for `limit` minutes.
+v1::JobSpec job(int cpus, int limit, int nodes = 1) {
+  v1::JobSpec spec;
+  spec.set_name("work");
+  spec.set_script("#!/bin/sh\nsleep 100\n");
+  spec.set_min_nodes(nodes);
+  spec.set_max_nodes(nodes);
+  spec.set_ntasks(nodes);
+  spec.set_cpus_per_task(cpus);
+  spec.set_time_limit_minutes(limit);
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("a wide job's planned start is kept: a long small job waits as Priority, a short one backfills") {
+  Harness h;
+  h.registerNodes();
+  uint64_t first = h.submit(job(2, 10));   // ends in 10 minutes
+  uint64_t second = h.submit(job(2, 20));  // ends in 20 minutes
+  uint64_t wide = h.submit(job(4, 30, 2));  // both nodes whole: planned in 20 minutes
+  CHECK(h.job(wide).reason() == "Resources");
+
+  uint64_t tooLong = h.submit(job(1, 60));  // fits now, but would still run in 20 minutes
+  CHECK(h.job(tooLong).state() == v1::PENDING);
+  CHECK(h.job(tooLong).reason() == "Priority");
+  uint64_t shortOne = h.submit(job(1, 15));  // done before the wide job's start
+  CHECK(h.job(shortOne).state() == v1::RUNNING);
+
+  // The first job's end frees half a node: still not enough for the long one.
+  h.minutes(10);
+  h.complete(first);
+  h.settle();
+  CHECK(h.job(tooLong).state() == v1::PENDING);
+  // The wide job starts once the second job and the short one are done,
+  // ahead of the long small job that came later.
+  h.complete(second);
+  h.complete(shortOne);
+  h.settle();
+  CHECK(h.job(wide).state() == v1::RUNNING);
+  CHECK(h.job(tooLong).state() == v1::PENDING);
+  CHECK(h.job(tooLong).reason() == "Resources");
+}
+
+TEST_CASE("jobs that need none of the planned nodes start at once") {
+  Harness h(backfillConf("", true));
+  h.registerNodes({"n1", "n2", "n3"});
+  uint64_t a = h.submit(job(4, 30));
+  uint64_t b = h.submit(job(4, 30));
+  REQUIRE(h.job(a).state() == v1::RUNNING);
+  REQUIRE(h.job(b).state() == v1::RUNNING);
+  uint64_t half = h.submit(job(2, 120));  // on the third node
+  REQUIRE(h.job(half).state() == v1::RUNNING);
+  // Two whole nodes: planned on a and b's nodes when they end.
+  uint64_t wide = h.submit(job(4, 60, 2));
+  CHECK(h.job(wide).reason() == "Resources");
+  // A long job fits beside `half` on the node the plan does not need.
+  uint64_t beside = h.submit(job(2, 120));
+  CHECK(h.job(beside).state() == v1::RUNNING);
+}
+
+TEST_CASE("a stream of small jobs never starves a wide one under backfill, but does under sched/builtin") {
+  auto run = [](const std::string& extra) {
+    Harness h(backfillConf(extra));
+    h.registerNodes();
+    uint64_t wide = 0;
+    std::vector<uint64_t> running = {h.submit(job(2, 20)), h.submit(job(2, 20))};
+    for (int round = 0; round < 6; ++round) {
+      if (round == 0) wide = h.submit(job(4, 30, 2));
+      // Every ten minutes a new small job comes and the oldest one ends.
+      running.push_back(h.submit(job(2, 20)));
+      h.minutes(10);
+      h.finish(running.front());
+      running.erase(running.begin());
+      h.settle();
+      if (h.job(wide).state() == v1::RUNNING) return round;
+    }
+    return -1;
+  };
+  CHECK(run("") >= 0);
+  CHECK(run("SchedulerType=sched/builtin\n") == -1);
+}
