@@ -193,11 +193,14 @@ void setSchedulerParameters(KeyContext& c) {
       c.conf.requeueDelaySec = std::stoi(value);
       continue;
     }
-    if (eq != std::string::npos && std::string_view(p).substr(0, eq) == "bf_max_job_test") {
-      std::string value = p.substr(eq + 1);
+    if (eq != std::string::npos && (std::string_view(p).substr(0, eq) == "bf_max_job_test" ||
+                                    std::string_view(p).substr(0, eq) == "bf_window")) {
+      std::string key = p.substr(0, eq), value = p.substr(eq + 1);
       bool digits = !value.empty() && value.size() <= 7 &&
                     std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-      if (!digits || std::stoi(value) == 0) c.error("bf_max_job_test=" + value + " is not a positive number of jobs");
+      if (!digits || std::stoi(value) == 0) {
+        c.error(p + " is not a positive number of " + (key == "bf_window" ? "minutes" : "jobs"));
+      }
       continue;
     }
     if (eq != std::string::npos && iequals(std::string_view(p).substr(0, eq), "max_script_size")) {

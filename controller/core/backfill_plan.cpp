@@ -2,19 +2,33 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
+#include <string_view>
 
 namespace gantry::core {
 
-int backfillMaxJobTest(const std::vector<std::string>& schedulerParameters) {
-  int value = 500;
-  const std::string_view key = "bf_max_job_test=";
-  for (const auto& item : schedulerParameters) {
+namespace {
+
+// The positive number after `key` in the last item that starts with it.
+std::optional<int> parameter(const std::vector<std::string>& items, std::string_view key) {
+  std::optional<int> value;
+  for (const auto& item : items) {
     if (item.rfind(key, 0) != 0) continue;
     int parsed = 0;
     auto [end, error] = std::from_chars(item.data() + key.size(), item.data() + item.size(), parsed);
     if (error == std::errc{} && end == item.data() + item.size() && parsed > 0) value = parsed;
   }
   return value;
+}
+
+}  // namespace
+
+int backfillMaxJobTest(const std::vector<std::string>& schedulerParameters) {
+  return parameter(schedulerParameters, "bf_max_job_test=").value_or(500);
+}
+
+int64_t backfillWindowSeconds(const std::vector<std::string>& schedulerParameters) {
+  return int64_t{60} * parameter(schedulerParameters, "bf_window=").value_or(1440);
 }
 
 void BackfillPlan::reserve(const std::vector<int>& nodes, int64_t start) {
@@ -36,18 +50,20 @@ bool BackfillPlan::anyPlanned(const select::Allocation& allocation) const {
   return false;
 }
 
-bool BackfillPlan::plannedAlike(const select::Request& request, const select::PartitionView& partition) {
-  for (const auto& [view, shape] : shapes_) {
-    if (view == &partition && shape == request) {
+const BackfillPlan::Planned* BackfillPlan::plannedAlike(const select::Request& request,
+                                                        const select::PartitionView& partition) {
+  for (const Shape& shape : shapes_) {
+    if (shape.partition == &partition && shape.request == request) {
       ++tried_;
-      return true;
+      return &shape.planned;
     }
   }
-  return false;
+  return nullptr;
 }
 
-void BackfillPlan::rememberShape(const select::Request& request, const select::PartitionView& partition) {
-  shapes_.emplace_back(&partition, request);
+void BackfillPlan::plan(const select::Request& request, const select::PartitionView& partition, Planned planned) {
+  if (!planned.nodes.empty()) reserve(planned.nodes, planned.start);
+  shapes_.push_back(Shape{&partition, request, std::move(planned)});
   ++tried_;
 }
 

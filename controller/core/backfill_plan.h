@@ -6,7 +6,8 @@
 //
 // Rules, one pass at a time (jobs come in priority order):
 //   - a job that cannot start now is planned on the nodes, and from the
-//     time, selection estimates from the running jobs' time limits;
+//     time, selection estimates from the running jobs' time limits, if
+//     that time is within bf_window;
 //   - a later job that will have ended before the earliest planned start
 //     on its partition's nodes may use any of them: it is gone in time;
 //   - any other later job may use only nodes that no planned start needs;
@@ -34,6 +35,11 @@ inline constexpr int64_t kNeverEnds = std::numeric_limits<int64_t>::max();
 // plans (Slurm's default, 500, when not given). The configuration parser
 // has refused a value that is not a positive number.
 int backfillMaxJobTest(const std::vector<std::string>& schedulerParameters);
+// SchedulerParameters=bf_window=MINUTES, in seconds: how far ahead a start
+// is planned (Slurm's default, one day). A job that could start only later
+// (behind jobs without a time limit, say) is planned nothing, so it holds
+// no nodes back from the jobs behind it.
+int64_t backfillWindowSeconds(const std::vector<std::string>& schedulerParameters);
 
 class BackfillPlan {
  public:
@@ -43,14 +49,19 @@ class BackfillPlan {
   bool canPlan() const { return tried_ < maxPlanned_; }
   // A blocked job will start at `start` on these nodes.
   void reserve(const std::vector<int>& nodes, int64_t start);
-  // Whether a job of the same request in the same partition was planned
-  // in this pass: selection's estimate ignores plans, so it would answer
-  // the same nodes and time again, and the plan already keeps later jobs
-  // clear of them. Counts toward maxPlanned.
-  bool plannedAlike(const select::Request& request, const select::PartitionView& partition);
-  // A job of this request is being estimated (whatever the estimate says):
-  // counts toward maxPlanned.
-  void rememberShape(const select::Request& request, const select::PartitionView& partition);
+  // What an estimate planned for a request: no nodes when it found none.
+  struct Planned {
+    int64_t start = 0;
+    std::vector<int> nodes;
+  };
+  // What was planned in this pass for a job of the same request in the
+  // same partition, or nullptr: selection's estimate ignores plans, so it
+  // would answer the same nodes and time again, and the plan already keeps
+  // later jobs clear of them. Counts toward maxPlanned when found.
+  const Planned* plannedAlike(const select::Request& request, const select::PartitionView& partition);
+  // A job of this request was estimated (whatever the estimate said):
+  // counts toward maxPlanned. Reserves what was planned.
+  void plan(const select::Request& request, const select::PartitionView& partition, Planned planned);
 
   // The nodes of `partition` a job that ends at `end` (kNeverEnds without a
   // time limit) may be placed on: the partition itself, or a copy without
@@ -71,7 +82,12 @@ class BackfillPlan {
   size_t planned_ = 0;  // reserve() calls: views are worked out again after one
   std::vector<int64_t> plannedFrom_;  // by node index: the earliest start planned there
   std::map<const select::PartitionView*, Narrowed> narrowed_;
-  std::vector<std::pair<const select::PartitionView*, select::Request>> shapes_;
+  struct Shape {
+    const select::PartitionView* partition;
+    select::Request request;
+    Planned planned;
+  };
+  std::vector<Shape> shapes_;
 };
 
 }  // namespace gantry::core

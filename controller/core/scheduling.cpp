@@ -60,6 +60,22 @@ class DependencyGate {
   std::optional<std::set<std::pair<uint32_t, std::string>>> busyNames_;
 };
 
+// Plans a start for a job that waits for resources (backfill_plan.h),
+// unless a job of the same request was planned earlier in the pass.
+void planStart(BackfillPlan& plan, std::optional<std::vector<select::RunningJob>>& running, const CoreState& state,
+               const select::Request& request, const select::PartitionView& view, int64_t now, int64_t window,
+               select::Cluster& cluster) {
+  if (plan.plannedAlike(request, view) != nullptr) return;
+  if (!running) running = runningJobEnds(state.jobs, now);
+  select::StartEstimate estimate = cluster.estimateStartSorted(request, view, *running, now);
+  BackfillPlan::Planned planned;
+  if (estimate.outcome.verdict == select::Verdict::Placed && estimate.startTime <= now + window) {
+    planned.start = estimate.startTime;
+    for (const auto& grant : estimate.outcome.allocation.nodes) planned.nodes.push_back(grant.node);
+  }
+  plan.plan(request, view, std::move(planned));
+}
+
 }  // namespace
 
 void ControllerCore::requestSchedule() {
@@ -117,8 +133,10 @@ void ControllerCore::schedule() {
   // the jobs behind it keep clear of it (backfill_plan.h). Not under gang
   // timeslicing, where jobs take turns on shared nodes instead.
   std::optional<BackfillPlan> plan;
+  int64_t window = 0;
   if (conf_.schedulerType == "sched/backfill" && !conf_.gangScheduling()) {
     plan.emplace(backfillMaxJobTest(conf_.schedulerParameters));
+    window = backfillWindowSeconds(conf_.schedulerParameters);
   }
   std::optional<std::vector<select::RunningJob>> running;  // for planned starts, built on the first
   for (JobRecord* job : pending) {
@@ -179,16 +197,7 @@ void ControllerCore::schedule() {
     } else if (outcome.verdict == select::Verdict::Never) {
       (void)applyJob(*job, job_event::StillPending{JobReason::ReqNodeNotAvail, ""});
     } else {
-      if (plan && plan->canPlan() && !plan->plannedAlike(*request, *view)) {
-        plan->rememberShape(*request, *view);
-        if (!running) running = runningJobEnds(state_.jobs, t);
-        select::StartEstimate estimate = state_.cluster.estimateStartSorted(*request, *view, *running, t);
-        if (estimate.outcome.verdict == select::Verdict::Placed) {
-          std::vector<int> nodes;
-          for (const auto& grant : estimate.outcome.allocation.nodes) nodes.push_back(grant.node);
-          plan->reserve(nodes, estimate.startTime);
-        }
-      }
+      if (plan && plan->canPlan()) planStart(*plan, running, state_, *request, *view, t, window, state_.cluster);
       std::string detail = outcome.reason == select::kReasonResources ? "" : outcome.reason;
       if (detail.empty()) {
         auto known = degradedByView.find(view);

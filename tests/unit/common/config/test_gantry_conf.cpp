@@ -303,6 +303,9 @@ TEST_CASE("gantry.conf: SchedulerParameters=bf_max_job_test is a positive number
              Catch::Contains("gantry.conf:1: SchedulerParameters=bf_max_job_test=0: bf_max_job_test=0 is not a positive "
                              "number of jobs"));
   CHECK_THAT(parseError("SchedulerParameters=bf_max_job_test=many\n"), Catch::Contains("bf_max_job_test=many"));
+  CHECK(mustParse("SchedulerParameters=bf_window=60\n").schedulerParameters.size() == 1);
+  CHECK_THAT(parseError("SchedulerParameters=bf_window=-5\n"),
+             Catch::Contains("bf_window=-5 is not a positive number of minutes"));
 }
 
 TEST_CASE("gantry.conf: MinJobAge", "[config][gantry]") {

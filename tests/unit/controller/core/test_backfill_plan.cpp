@@ -59,24 +59,32 @@ TEST_CASE("backfill plan: a view is worked out again once a plan is added", "[co
 }
 
 TEST_CASE("backfill plan: at most bf_max_job_test jobs are estimated, a shape once", "[core][backfill]") {
-  BackfillPlan plan(2);
-  select::PartitionView partition = partitionOf({0, 1});
-  select::PartitionView other = partitionOf({0, 1});
+  BackfillPlan plan(3);
+  select::PartitionView partition = partitionOf({0, 1, 2});
+  select::PartitionView other = partitionOf({0, 1, 2});
   select::Request oneGpu;
   oneGpu.gpus = 1;
   select::Request twoGpus;
   twoGpus.gpus = 2;
   CHECK(plan.canPlan());
-  CHECK_FALSE(plan.plannedAlike(oneGpu, partition));
-  plan.rememberShape(oneGpu, partition);
-  CHECK(plan.plannedAlike(oneGpu, partition));        // the same shape again: not estimated
-  CHECK_FALSE(plan.plannedAlike(twoGpus, partition)); // another shape
-  CHECK_FALSE(plan.plannedAlike(oneGpu, other));      // another partition
-  CHECK_FALSE(plan.canPlan());                        // one estimate and one alike: two
-  // Being alike changes no view: only reserve() does.
-  CHECK(plan.viewFor(partition, kNeverEnds).nodes == std::vector<int>{0, 1});
+  CHECK(plan.plannedAlike(oneGpu, partition) == nullptr);
+  plan.plan(oneGpu, partition, {.start = 70, .nodes = {1}});
+  // The same shape again gets the same plan without an estimate.
+  const BackfillPlan::Planned* alike = plan.plannedAlike(oneGpu, partition);
+  REQUIRE(alike != nullptr);
+  CHECK(alike->start == 70);
+  CHECK(alike->nodes == std::vector<int>{1});
+  CHECK(plan.plannedAlike(twoGpus, partition) == nullptr);  // another shape
+  CHECK(plan.plannedAlike(oneGpu, other) == nullptr);       // another partition
+  CHECK(plan.canPlan());
+  // An estimate that found no place reserves nothing, but counts.
+  plan.plan(twoGpus, partition, {});
+  CHECK_FALSE(plan.canPlan());  // two estimates and one alike: three
+  CHECK(plan.viewFor(partition, kNeverEnds).nodes == std::vector<int>{0, 2});
   CHECK(backfillMaxJobTest({}) == 500);
   CHECK(backfillMaxJobTest({"bf_interval=30", "bf_max_job_test=25"}) == 25);
+  CHECK(backfillWindowSeconds({}) == 86400);
+  CHECK(backfillWindowSeconds({"bf_window=90"}) == 5400);
 }
 
 TEST_CASE("backfill plan: whether an allocation takes planned nodes", "[core][backfill]") {

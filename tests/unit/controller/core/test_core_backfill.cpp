@@ -12,11 +12,12 @@ const auth::Identity kUser{.uid = 1000, .gid = 1000, .user = "u1000"};
 
 // Two four-CPU nodes (three with `third`), a two-hour partition limit, and
 // nodes that stay up while the clock moves by minutes without heartbeats.
-config::GantryConf backfillConf(const std::string& extra = "", bool third = false) {
+config::GantryConf backfillConf(const std::string& extra = "", bool third = false,
+                                const std::string& maxTime = "120") {
   std::string nodes = third ? "n[1-3]" : "n[1-2]";
   return testing::parseConf("ClusterName=unit\nSlurmdTimeout=3600\n" + extra + "NodeName=" + nodes +
                             " CPUs=4 CoresPerSocket=4 RealMemory=1000\n"
-                            "PartitionName=debug Nodes=" + nodes + " Default=YES MaxTime=120\n");
+                            "PartitionName=debug Nodes=" + nodes + " Default=YES MaxTime=" + maxTime + "\n");
 }
 
 struct Harness : testing::CoreHarness {
@@ -40,7 +41,7 @@ struct Harness : testing::CoreHarness {
   void minutes(int count) { advance(std::chrono::minutes(count)); }
 };
 
-// `cpus` CPUs on each of `nodes` nodes for `limit` minutes.
+// `cpus` CPUs on each of `nodes` nodes for `limit` minutes (0: none given).
 v1::JobSpec job(int cpus, int limit, int nodes = 1) {
   v1::JobSpec spec;
   spec.set_name("work");
@@ -49,7 +50,7 @@ v1::JobSpec job(int cpus, int limit, int nodes = 1) {
   spec.set_max_nodes(nodes);
   spec.set_ntasks(nodes);
   spec.set_cpus_per_task(cpus);
-  spec.set_time_limit_minutes(limit);
+  if (limit > 0) spec.set_time_limit_minutes(limit);
   return spec;
 }
 
@@ -121,4 +122,24 @@ TEST_CASE("a stream of small jobs never starves a wide one under backfill, but d
   };
   CHECK(run("") >= 0);
   CHECK(run("SchedulerType=sched/builtin\n") == -1);
+}
+
+TEST_CASE("a start beyond bf_window is not planned, so it holds no nodes back") {
+  // No time limits: a running job is taken to run for a year.
+  Harness h(backfillConf("", false, "UNLIMITED"));
+  h.registerNodes();
+  h.submit(job(2, 0));
+  h.submit(job(2, 0));
+  uint64_t wide = h.submit(job(4, 0, 2));
+  CHECK(h.job(wide).reason() == "Resources");
+  uint64_t later = h.submit(job(1, 0));
+  CHECK(h.job(later).state() == v1::RUNNING);
+  // A window of more than a year plans it, and the next job waits.
+  Harness wider(backfillConf("SchedulerParameters=bf_window=600000\n", false, "UNLIMITED"));
+  wider.registerNodes();
+  wider.submit(job(2, 0));
+  wider.submit(job(2, 0));
+  wider.submit(job(4, 0, 2));
+  uint64_t held = wider.submit(job(1, 0));
+  CHECK(wider.job(held).reason() == "Priority");
 }
