@@ -67,7 +67,7 @@ void planStart(BackfillPlan& plan, std::optional<std::vector<select::RunningJob>
                select::Cluster& cluster) {
   if (plan.plannedAlike(request, view) != nullptr) return;
   if (!running) running = runningJobEnds(state.jobs, now);
-  select::StartEstimate estimate = cluster.estimateStartSorted(request, view, *running, now);
+  select::StartEstimate estimate = cluster.estimateStartSorted(request, view, *running, now, now + window);
   BackfillPlan::Planned planned;
   if (estimate.outcome.verdict == select::Verdict::Placed && estimate.startTime <= now + window) {
     planned.start = estimate.startTime;

@@ -575,7 +575,7 @@ StartEstimate Cluster::estimateStart(const Request& request, const PartitionView
 }
 
 StartEstimate Cluster::estimateStartSorted(const Request& request, const PartitionView& partition,
-                                          const std::vector<RunningJob>& running, int64_t now) {
+                                          const std::vector<RunningJob>& running, int64_t now, int64_t horizon) {
   Outcome outcome = select(request, partition);
   if (outcome.verdict != Verdict::NotNow) return StartEstimate{std::move(outcome), now};
   StartEstimate estimate{std::move(outcome), now};
@@ -583,6 +583,7 @@ StartEstimate Cluster::estimateStartSorted(const Request& request, const Partiti
   while (released < running.size()) {
     // Jobs ending at the same moment free their resources together.
     int64_t moment = running[released].endTime;
+    if (moment > horizon) break;
     while (released < running.size() && running[released].endTime == moment)
       release(running[released++].allocation);
     Outcome later = select(request, partition);

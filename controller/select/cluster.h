@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -206,9 +207,11 @@ class Cluster {
   StartEstimate estimateStart(const Request& request, const PartitionView& partition,
                               std::vector<RunningJob> running, int64_t now);
   // The same with `runningByEnd` already in endTime order, copied nowhere:
-  // backfill estimates many jobs in one pass against one list.
+  // backfill estimates many jobs in one pass against one list. Gives up
+  // (NotNow) once the next job to end ends after `horizon`.
   StartEstimate estimateStartSorted(const Request& request, const PartitionView& partition,
-                                    const std::vector<RunningJob>& runningByEnd, int64_t now);
+                                    const std::vector<RunningJob>& runningByEnd, int64_t now,
+                                    int64_t horizon = std::numeric_limits<int64_t>::max());
   void release(const Allocation& allocation);
 
   const NodeInfo& node(int index) const;

@@ -340,6 +340,14 @@ TEST_CASE("--test-only estimates where and when, leaving the cluster unchanged",
   CHECK(never.outcome.verdict == Verdict::NotNow);
   auto now = cluster.estimateStart(Request{}, allNodes(cluster), running, 100);
   CHECK(now.startTime == 100);
+  // Sorted, with a horizon: a start after it is not looked for, and the
+  // cluster is left as found either way.
+  std::vector<RunningJob> byEnd{{first.allocation, 300}, {second.allocation, 500}};
+  CHECK(cluster.estimateStartSorted(gpusPerNode(4), allNodes(cluster), byEnd, 100, 499).outcome.verdict ==
+        Verdict::NotNow);
+  CHECK(cluster.estimateStartSorted(gpusPerNode(4), allNodes(cluster), byEnd, 100, 500).startTime == 500);
+  CHECK(cluster.estimateStartSorted(gpusPerNode(2), allNodes(cluster), byEnd, 100, 300).startTime == 300);
+  CHECK(cluster.usedDevices(0) == 0b1111);
 }
 
 TEST_CASE("memory and count products that overflow never place", "[select][memory][overflow]") {
