@@ -2,7 +2,7 @@
 // of pending jobs that cannot start now, and the nodes a job behind them
 // may take without delaying any of them. Pure: node indexes and times, no
 // clock and no cluster; the scheduling pass asks selection where and when
-// a blocked job would start (Cluster::estimateStart) and reserves that.
+// a blocked job would start (Cluster::estimateStartSorted) and reserves that.
 //
 // Rules, one pass at a time (jobs come in priority order):
 //   - a job that cannot start now is planned on the nodes, and from the
@@ -67,7 +67,7 @@ class BackfillPlan {
   // time limit) may be placed on: the partition itself, or a copy without
   // the planned nodes. The reference stays valid until the next reserve().
   const select::PartitionView& viewFor(const select::PartitionView& partition, int64_t end);
-  // Whether any of these nodes is planned for a job.
+  // Whether any node of the allocation is planned for a job.
   bool anyPlanned(const select::Allocation& allocation) const;
 
  private:
