@@ -12,12 +12,15 @@ NODES = [{"name": "sl1", "cpus": 3, "memory": 1536}]
 
 
 def started_job(cluster, tmp_path):
-    """A batch job that records its SLURM_JOB_SLUID and then runs a step."""
+    """A batch job that records its SLURM_JOB_SLUID and then runs a step; the
+    script goes on after the step so that cancelling the step leaves the job
+    running for the job-level scancel that follows."""
     script = tmp_path / "job.sh"
     script.write_text(
         "#!/bin/sh\n"
         f"echo \"$SLURM_JOB_SLUID\" > {tmp_path}/sluid.tmp && mv {tmp_path}/sluid.tmp {tmp_path}/sluid\n"
-        f"{binary('gantry')} srun -n1 sleep 300\n")
+        f"{binary('gantry')} srun -n1 sleep 300\n"
+        "sleep 300\n")
     job = cluster.sbatch("-n1", "-o", str(tmp_path / "job.out"), str(script))
     wait_for(lambda: (tmp_path / "sluid").exists(), timeout=30, what="the job to record its SLUID")
     return job, (tmp_path / "sluid").read_text().strip()
