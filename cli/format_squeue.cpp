@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 
+#include "cli/array_ids.h"
 #include "cli/job_fields.h"
 #include "cli/time_format.h"
 
@@ -40,7 +41,12 @@ std::string priorityFraction(int32_t priority) {
 
 const std::vector<JobField>& jobFields() {
   static const std::vector<JobField> fields = {
-      {"i", "jobid", "JOBID", [](const Job& j, int64_t) { return std::to_string(j.job_id()); }},
+      // %i is the id as users name the record ("12_4", "12_[5-9]"); %A the
+      // record's own job id, different for each task of an array.
+      {"i", "jobarrayid", "JOBID", [](const Job& j, int64_t) { return arrayJobIdText(j); }},
+      {"A", "jobid", "JOBID", [](const Job& j, int64_t) { return std::to_string(j.job_id()); }},
+      {"F", "arrayjobid", "ARRAY_JOB_ID", [](const Job& j, int64_t) { return std::to_string(arrayJobIdOf(j)); }},
+      {"K", "arraytaskid", "ARRAY_TASK_ID", [](const Job& j, int64_t) { return arrayTaskText(j); }},
       {"j", "name", "NAME", [](const Job& j, int64_t) { return j.spec().name(); }},
       {"u", "username", "USER", [](const Job& j, int64_t) { return j.user(); }},
       {"T", "state", "STATE", [](const Job& j, int64_t) { return jobStateName(j); }},
@@ -64,8 +70,12 @@ const std::vector<JobField>& jobFields() {
        }},
       {"V", "submittime", "SUBMIT_TIME",
        [](const Job& j, int64_t) { return formatTimestamp(j.submit_time(), "N/A"); }},
+      // A pending job's expected start, when the backfill planned one.
       {"S", "starttime", "START_TIME",
-       [](const Job& j, int64_t) { return formatTimestamp(j.start_time(), "N/A"); }},
+       [](const Job& j, int64_t) {
+         bool planned = j.state() == gantry::v1::PENDING && j.planned_start() > 0;
+         return formatTimestamp(planned ? j.planned_start() : j.start_time(), "N/A");
+       }},
       {"e", "endtime", "END_TIME",
        [](const Job& j, int64_t) { return formatTimestamp(j.end_time(), "N/A"); }},
       {"Z", "workdir", "WORK_DIR", [](const Job& j, int64_t) { return j.spec().work_dir(); }},
@@ -85,9 +95,8 @@ const std::vector<JobField>& jobFields() {
       {"p", "priority", "PRIORITY", [](const Job& j, int64_t) { return priorityFraction(j.spec().priority()); }},
       {"Q", "prioritylong", "PRIORITY",
        [](const Job& j, int64_t) { return std::to_string(static_cast<uint32_t>(j.spec().priority())); }},
-      // The nodes a pending job is expected to start on (squeue --start);
-      // the controller does not plan ahead, so there are none.
-      {"Y", "schednodes", "SCHEDNODES", [](const Job&, int64_t) { return std::string("(null)"); }},
+      // The nodes the backfill plans to start a pending job on (squeue --start).
+      {"Y", "schednodes", "SCHEDNODES", [](const Job& j, int64_t) { return orNull(j.planned_nodes()); }},
       {"", "tres-alloc", "TRES_ALLOC",
        [](const Job& j, int64_t) {
          if (!j.alloc_tres().empty()) return j.alloc_tres();
@@ -103,7 +112,6 @@ const JobField* findField(const std::string& key) {
     if (key == field.name || (field.code[0] != '\0' && key == field.code)) return &field;
   }
   if (key == "gres") return findField("tres-per-node");  // Slurm's older name
-  if (key == "jobarrayid") return findField("jobid");     // the same without arrays
   return nullptr;
 }
 
@@ -114,7 +122,7 @@ LineFormat builtInFormat(const std::string& format) { return parseSqueueFormat(f
 std::vector<ColumnName> squeueColumns() {
   std::vector<ColumnName> columns;
   for (const JobField& field : jobFields()) columns.push_back({field.code, field.name, field.header});
-  for (const char* alias : {"gres", "jobarrayid"}) columns.push_back({"", alias, findField(alias)->header});
+  columns.push_back({"", "gres", findField("gres")->header});
   return columns;
 }
 
@@ -142,7 +150,7 @@ Result<LineFormat> parseSqueueFieldList(const std::string& list) {
       list,
       [](const std::string& name) {
         const JobField* field = findField(name);
-        return field != nullptr && (name == field->name || name == "gres" || name == "jobarrayid");
+        return field != nullptr && (name == field->name || name == "gres");
       },
       "-O/--Format");
 }

@@ -30,12 +30,12 @@ Result<LineFormat> parseSqueueFormat(const std::string& format);
 // TimeUsed, NumNodes, NodeList, Partition, Reason, TimeLimit, NumCPUs,
 // tres-per-node (alias Gres), SubmitTime, StartTime, EndTime, WorkDir,
 // ReasonList, UserId, ExitCode, BatchHost, Account, Comment, Priority,
-// PriorityLong, SchedNodes, tres-alloc, and JobArrayID (as JobID: there are
-// no arrays yet).
+// PriorityLong, SchedNodes, tres-alloc, JobArrayID ("12_4"), ArrayJobID
+// and ArrayTaskID.
 Result<LineFormat> parseSqueueFieldList(const std::string& list);
 
-// Every job column, in the order of the table; the older names squeue
-// also takes (gres, jobarrayid) come last, with their column's header.
+// Every job column, in the order of the table; the older name squeue
+// also takes (gres) comes last, with its column's header.
 std::vector<ColumnName> squeueColumns();
 
 struct SqueueRenderOptions {

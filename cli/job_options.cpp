@@ -79,6 +79,9 @@ const ValueOption kValueOptions[] = {
      "',' all, '?' any"},
     {"-b,--begin", "begin", &SbatchOptions::begin,
      "not before this time: HH:MM[:SS], YYYY-MM-DD[THH:MM[:SS]], now+N[units], midnight, noon, tomorrow, ..."},
+    {"-a,--array", "array", &SbatchOptions::array,
+     "a job array: task indexes 0-15, 1,3,5-9 or 0-99:4, then %N to run at most N tasks at once "
+     "(batch jobs only)"},
 };
 
 struct FlagOption {
@@ -118,7 +121,7 @@ const std::map<std::string, std::string> kValueNames = {
     {"tres-per-task", "list"}, {"export", "env_vars|NONE"}, {"wrap", "command"}, {"priority", "value"},
     {"conf-dir", "path"},   {"nodelist", "hosts"},    {"exclude", "hosts"},
     {"tres-bind", "..."},   {"distribution", "type"}, {"signal", "[{R|B}:]num[@time]"}, {"open-mode", "append|truncate"},
-    {"dependency", "type:jobid[:jobid]"}, {"begin", "time"},
+    {"dependency", "type:jobid[:jobid]"}, {"begin", "time"}, {"array", "indexes"},
 };
 
 std::string valueNameOf(const std::string& key) {

@@ -42,6 +42,7 @@ struct SbatchOptions {
   // --tres-bind, -m/--distribution, --signal, --open-mode, as typed.
   std::optional<std::string> tresBind, distribution, signal, openMode;
   std::optional<std::string> dependency, begin;
+  std::optional<std::string> array;  // -a/--array as typed (sbatch)
   bool overcommit = false;  // -O/--overcommit
   bool contiguous = false;  // --contiguous
   bool getUserEnv = false;  // --get-user-env (sbatch)

@@ -11,6 +11,7 @@
 #include "common/hostlist/hostlist.h"
 #include "cli/signal_option.h"
 #include "common/gres/gpu_bind.h"
+#include "common/util/task_set.h"
 
 namespace gantry::cli {
 namespace {
@@ -104,6 +105,15 @@ class SpecBuilder {
     if (options_.comment) spec_.set_comment(*options_.comment);
     // The controller reads the dependency, since only it knows the jobs named.
     if (options_.dependency) spec_.set_dependency(*options_.dependency);
+    // The controller checks the indexes against its MaxArraySize; the
+    // form (and Slurm's largest MaxArraySize, 4000001) is checked here, so
+    // a typo is named before anything is sent.
+    if (options_.array) {
+      if (auto parsed = parseArrayOption(*options_.array, 4000001); !parsed) {
+        return errors_.make("array", parsed.error());
+      }
+      spec_.set_array(*options_.array);
+    }
     if (options_.begin) {
       auto begin = parseSlurmTime(*options_.begin, static_cast<int64_t>(std::time(nullptr)), TimeSense::Future);
       if (!begin) return errors_.make("begin", begin.error());

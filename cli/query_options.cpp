@@ -25,7 +25,7 @@ void declareSqueueOptions(CLI::App& app, SqueueOptions& options) {
   app.add_flag("-l,--long", options.longList, "long report: state and time limit, with the date first");
   app.add_flag("--start", options.start,
                "pending jobs and their expected start time, earliest first (N/A: not planned yet)");
-  app.add_flag("-r,--array", options.arrays, "one line per array task (accepted: there are no arrays yet)");
+  app.add_flag("-r,--array", options.arrays, "one line per array task (pending tasks of an array are otherwise one line)");
   app.add_flag("--json", options.json, "print JSON");
   addConfDirOption(app, options.confDir);
 }

@@ -20,7 +20,7 @@ struct SqueueOptions {
   bool me = false;
   bool longList = false;   // -l/--long: more columns and the date first
   bool start = false;      // --start: pending jobs and when they start
-  bool arrays = false;     // -r/--array: one line per array task (no arrays yet)
+  bool arrays = false;     // -r/--array: one line per pending array task
   std::string jobs, users, states, partitions, format, longFormat, confDir;
   std::string names, accounts, nodes;
   std::string stepList;    // -s/--steps=<jobid.stepid,...>

@@ -11,6 +11,7 @@
 #include "cli/signal_names.h"
 #include "cli/subcommands.h"
 #include "common/util/sluid.h"
+#include "cli/array_ids.h"
 
 namespace gantry::cli {
 namespace {
@@ -18,6 +19,7 @@ namespace {
 struct CancelTarget {
   uint64_t job = 0;          // 0 while the job is named by its SLUID
   std::string sluid;         // canonical, when typed as one
+  std::string tasks;          // array tasks ("4", "1-3"): "" for the whole job or array
   std::optional<uint32_t> step;
   std::string typed;         // as the user wrote it, for -v
 };
@@ -27,19 +29,20 @@ bool allDigits(const std::string& text, size_t most) {
          std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// "<job>" or "<job>.<step>", the job decimal or its SLUID; anything else
-// is no id.
+// "<job>" or "<job>.<step>", the job decimal (with array tasks: "12_4",
+// "12_[1-3]") or its SLUID; anything else is no id.
 std::optional<CancelTarget> parseCancelTarget(const std::string& id) {
-  size_t dot = id.find('.');
+  size_t dot = id.find('.', id.find(']') == std::string::npos ? 0 : id.find(']'));
   std::string job = id.substr(0, dot);
   CancelTarget target;
   target.typed = id;
   if (auto sluid = canonicalSluid(job)) {
     target.sluid = *sluid;
   } else {
-    if (!allDigits(job, 19)) return std::nullopt;
-    target.job = std::stoull(job);
-    if (target.job == 0) return std::nullopt;
+    auto parsed = parseJobTarget(job);
+    if (!parsed) return std::nullopt;
+    target.job = parsed->id;
+    target.tasks = parsed->tasks;
   }
   if (dot != std::string::npos) {
     std::string step = id.substr(dot + 1);
@@ -71,6 +74,29 @@ Status resolveSluids(const ControllerClient& client, std::vector<CancelTarget>& 
   return okStatus();
 }
 
+// "12_4.0": a step of one array task is a step of the task's own job,
+// found in one listing of each array named so.
+Status resolveTaskSteps(const ControllerClient& client, std::vector<CancelTarget>& targets) {
+  for (CancelTarget& target : targets) {
+    if (!target.step || target.tasks.empty()) continue;
+    gantry::v1::ListJobsRequest request;
+    request.add_job_ids(target.job);
+    auto listed = client.listJobs(request);
+    if (!listed) return Error{listed.error()};
+    const JobTarget task{.id = target.job, .tasks = target.tasks};
+    std::optional<uint64_t> found;
+    for (const auto& job : listed->jobs()) {
+      if (job.has_array_task_id() && jobMatches(job, task)) found = job.job_id();
+    }
+    if (!found || target.tasks.find_first_not_of("0123456789") != std::string::npos) {
+      return Error{"Invalid job id " + target.typed};
+    }
+    target.job = *found;
+    target.tasks.clear();
+  }
+  return okStatus();
+}
+
 }  // namespace
 
 int runScancel(const std::vector<std::string>& args) {
@@ -87,9 +113,7 @@ int runScancel(const std::vector<std::string>& args) {
 
   std::vector<CancelTarget> targets;
   for (const std::string& word : options.jobIds) {
-    std::stringstream parts(word);
-    std::string id;
-    while (std::getline(parts, id, ',')) {
+    for (const std::string& id : splitJobList(word)) {
       auto target = parseCancelTarget(id);
       if (!target) return reportError("scancel", "Invalid job id " + id);
       targets.push_back(std::move(*target));
@@ -115,8 +139,13 @@ int runScancel(const std::vector<std::string>& args) {
   auto client = ControllerClient::connect(options.confDir);
   if (!client) return reportError("scancel", client.error());
   if (auto resolved = resolveSluids(*client, targets); !resolved) return reportError("scancel", resolved.error());
+  if (auto resolved = resolveTaskSteps(*client, targets); !resolved) return reportError("scancel", resolved.error());
   for (const CancelTarget& target : targets) {
-    if (target.step) {
+    if (!target.tasks.empty()) {
+      auto* tasks = request.add_array_tasks();
+      tasks->set_array_job_id(target.job);
+      tasks->set_tasks(target.tasks);
+    } else if (target.step) {
       auto* step = request.add_steps();
       step->set_job_id(target.job);
       step->set_step_id(*target.step);

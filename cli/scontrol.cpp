@@ -13,6 +13,7 @@
 #include <ctime>
 
 #include "cli/arg_parsing.h"
+#include "cli/array_ids.h"
 #include "cli/help_flags.h"
 #include "cli/scontrol_help.h"
 #include "cli/controller_client.h"
@@ -85,11 +86,18 @@ int showJobs(const ControllerClient& client, const ScontrolOptions& options,
   gantry::v1::ListJobsRequest request;
   request.set_include_finished(true);
   request.set_include_tres(true);
+  std::optional<JobTarget> tasks;
   if (!rest.empty()) {
     // A job is named by its decimal id or by its SLUID (as SLURM_JOB_SLUID
-    // and `scontrol -d show job` print it), the same as scancel takes.
+    // and `scontrol -d show job` print it), the same as scancel takes; an
+    // array's id shows all of its records, "12_4" the one task.
     if (auto sluid = canonicalSluid(rest.front())) {
       request.add_sluids(*sluid);
+    } else if (rest.front().find('_') != std::string::npos) {
+      auto target = parseJobTarget(rest.front());
+      if (!target) return reportError(kCommand, "Invalid job id specified: " + rest.front());
+      request.add_job_ids(target->id);
+      tasks = *target;
     } else {
       auto id = parseJobId(rest.front());
       if (!id) return reportError(kCommand, id.error());
@@ -98,14 +106,15 @@ int showJobs(const ControllerClient& client, const ScontrolOptions& options,
   }
   auto response = client.listJobs(request);
   if (!response) return reportError(kCommand, response.error());
-  if (!rest.empty() && response->jobs().empty()) {
-    return reportError(kCommand, "Invalid job id specified: " + rest.front());
+  std::vector<gantry::v1::Job> jobs;
+  for (const auto& job : response->jobs()) {
+    if (!tasks || jobMatches(job, *tasks)) jobs.push_back(job);
   }
-  if (rest.empty() && response->jobs().empty() && !options.json) {
+  if (!rest.empty() && jobs.empty()) return reportError(kCommand, "Invalid job id specified: " + rest.front());
+  if (rest.empty() && jobs.empty() && !options.json) {
     std::cout << "No jobs in the system\n";
     return 0;
   }
-  std::vector<gantry::v1::Job> jobs(response->jobs().begin(), response->jobs().end());
   return printRecords(client, options, "jobs", jobs, renderJob);
 }
 
@@ -394,6 +403,7 @@ int jobAction(const ScontrolOptions& options, const std::vector<std::string>& wo
     }
     gantry::v1::JobActionRequest request;
     request.set_job_id(*item.id);
+    request.set_array_tasks(item.arrayTasks);
     auto response = client->call<gantry::v1::JobActionResponse>(
         [&](auto& stub, grpc::ClientContext* context, auto* out) {
           if (action == "suspend") return stub.SuspendJob(context, request, out);

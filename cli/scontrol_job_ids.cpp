@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "cli/array_ids.h"
+
 namespace gantry::cli {
 namespace {
 
@@ -36,13 +38,15 @@ std::vector<JobIdItem> parseJobIdWords(const std::vector<std::string>& words) {
         break;
       }
     }
-    size_t start = 0;
-    for (;;) {
-      size_t comma = word.find(',', start);
-      std::string piece = word.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      if (!piece.empty()) items.push_back(JobIdItem{.text = piece, .id = jobIdOf(piece)});
-      if (comma == std::string::npos) break;
-      start = comma + 1;
+    for (const std::string& piece : splitJobList(word)) {
+      JobIdItem item{.text = piece, .id = jobIdOf(piece)};
+      if (!item.id && piece.find('_') != std::string::npos) {
+        if (auto target = parseJobTarget(piece)) {
+          item.id = target->id;
+          item.arrayTasks = target->tasks;
+        }
+      }
+      items.push_back(std::move(item));
     }
   }
   return items;

@@ -74,16 +74,22 @@ std::string limitLong(int64_t minutes, const std::string& zeroWord) {
   return formatElapsedLong(minutes * 60);
 }
 
-// stdout/stderr paths as scontrol shows them: the pattern with %j and %u
-// filled in, relative paths under the work directory.
+// stdout/stderr paths as scontrol shows them: the pattern with %j, %A,
+// %a (a task's), %u and %x filled in, relative paths under the work
+// directory.
 std::string ioPath(const gantry::v1::Job& job, std::string pattern) {
-  if (pattern.empty()) pattern = "slurm-%j.out";
+  if (pattern.empty()) pattern = job.array_job_id() != 0 ? "slurm-%A_%a.out" : "slurm-%j.out";
   std::string out;
   for (size_t i = 0; i < pattern.size(); ++i) {
     if (pattern[i] == '%' && i + 1 < pattern.size()) {
       char code = pattern[i + 1];
       if (code == 'j' || code == 'A') {
-        out += std::to_string(job.job_id());
+        out += std::to_string(code == 'A' && job.array_job_id() != 0 ? job.array_job_id() : job.job_id());
+        ++i;
+        continue;
+      }
+      if (code == 'a' && job.has_array_task_id()) {
+        out += std::to_string(job.array_task_id());
         ++i;
         continue;
       }
@@ -160,7 +166,14 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
   std::string group =
       options.groupName ? options.groupName(job.gid()) : std::to_string(job.gid());
   Record r;
-  r.add("JobId", std::to_string(job.job_id())).add("JobName", spec.name()).next();
+  r.add("JobId", std::to_string(job.job_id()));
+  if (job.array_job_id() != 0) {
+    // As Slurm: the pending part's task list, else this task's index.
+    r.add("ArrayJobId", std::to_string(job.array_job_id()))
+        .add("ArrayTaskId", job.has_array_task_id() ? std::to_string(job.array_task_id()) : job.array_pending());
+    if (job.array_throttle() > 0) r.add("ArrayTaskThrottle", std::to_string(job.array_throttle()));
+  }
+  r.add("JobName", spec.name()).next();
   if (options.details && !job.sluid().empty()) r.add("SLUID", job.sluid()).next();
   r.add("UserId", idWithName(job.user(), job.uid()))
       .add("GroupId", group + "(" + std::to_string(job.gid()) + ")")

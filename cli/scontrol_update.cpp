@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "cli/array_ids.h"
 #include "cli/parse_units.h"
 #include "cli/sacct_time.h"
 #include "common/hostlist/hostlist.h"
@@ -140,14 +141,11 @@ Result<gantry::v1::UpdateJobRequest> parseJobUpdate(const std::vector<std::strin
     std::string key = upper(word.substr(0, eq));
     std::string value = word.substr(eq + 1);
     if (keyNames(key, "JobId", 3)) {
-      try {
-        size_t used = 0;
-        unsigned long long id = std::stoull(value, &used);
-        if (used != value.size() || value.front() == '-' || id == 0) throw std::invalid_argument(value);
-        request.set_job_id(id);
-      } catch (const std::exception&) {
-        return Error{"Invalid job id specified: " + value};
-      }
+      // A job, a whole array, or some of its tasks ("12_4", "12_[1-3]").
+      auto target = parseJobTarget(value);
+      if (!target) return Error{"Invalid job id specified: " + value};
+      request.set_job_id(target->id);
+      request.set_array_tasks(target->tasks);
       continue;
     }
     changes = true;
@@ -179,6 +177,12 @@ Result<gantry::v1::UpdateJobRequest> parseJobUpdate(const std::vector<std::strin
       auto begin = parseSlurmTime(value, static_cast<int64_t>(std::time(nullptr)), TimeSense::Future);
       if (!begin) return Error{"Invalid StartTime value: " + begin.error()};
       request.set_begin_time(*begin);
+    } else if (key == "ARRAYTASKTHROTTLE") {
+      // How many of the array's tasks may run at once; 0: no limit.
+      if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos) {
+        return Error{"Invalid ArrayTaskThrottle value: " + value};
+      }
+      request.set_array_throttle(static_cast<uint32_t>(std::stoul(value)));
     } else if (key == "GRES" || key == "TRESPERNODE") {
       auto gres = parseGresPerNode(key, value);
       if (!gres) return Error{gres.failure()};

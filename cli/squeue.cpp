@@ -2,11 +2,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <ctime>
 #include <set>
 #include <sstream>
 
 #include "cli/arg_parsing.h"
+#include "cli/array_ids.h"
 #include "cli/help_flags.h"
 #include "cli/controller_client.h"
 #include "cli/format_squeue.h"
@@ -27,6 +29,7 @@ namespace {
 // controller's own filters (ids, states, one user).
 struct JobFilter {
   std::set<std::string> users, partitions, names, accounts, nodes;
+  std::vector<JobTarget> tasks;  // -j 12_4: array tasks (the ids alone go to the controller)
 };
 
 std::vector<std::string> splitCommas(const std::string& text) {
@@ -66,15 +69,12 @@ Result<gantry::v1::ListJobsRequest> buildStepQuery(const SqueueOptions& options,
 Result<gantry::v1::ListJobsRequest> buildQuery(const SqueueOptions& options,
                                                const std::vector<StepSelector>& steps) {
   gantry::v1::ListJobsRequest request;
-  for (const std::string& id : splitCommas(options.jobs)) {
-    try {
-      size_t used = 0;
-      unsigned long long value = std::stoull(id, &used);
-      if (used != id.size()) throw std::invalid_argument(id);
-      request.add_job_ids(value);
-    } catch (const std::exception&) {
-      return Error{"Invalid job id: " + id};  // Slurm's words
-    }
+  // An array's id lists every record of the array; "12_4" is narrowed
+  // to the task on this side (buildFilter).
+  for (const std::string& id : splitJobList(options.jobs)) {
+    auto target = parseJobTarget(id);
+    if (!target) return Error{target.failure()};
+    request.add_job_ids(target->id);
   }
   for (const std::string& word : splitCommas(options.states)) {
     if (word == "all" || word == "ALL") {
@@ -109,6 +109,16 @@ Result<JobFilter> buildFilter(const SqueueOptions& options) {
     if (!names) return Error{"-w/--nodelist: " + names.error()};
     filter.nodes.insert(names->begin(), names->end());
   }
+  std::vector<JobTarget> targets;
+  for (const std::string& id : splitJobList(options.jobs)) {
+    auto target = parseJobTarget(id);
+    if (!target) return Error{target.failure()};
+    targets.push_back(*target);
+  }
+  // Only when some names tasks: then each record must match one target.
+  if (std::any_of(targets.begin(), targets.end(), [](const JobTarget& t) { return !t.tasks.empty(); })) {
+    filter.tasks = std::move(targets);
+  }
   return filter;
 }
 
@@ -125,6 +135,10 @@ bool wanted(const gantry::v1::Job& job, const JobFilter& filter) {
   if (!filter.names.empty() && !filter.names.count(job.spec().name())) return false;
   if (!filter.accounts.empty() && !filter.accounts.count(job.spec().account())) return false;
   if (!filter.nodes.empty() && !holdsAnyOf(job, filter.nodes)) return false;
+  if (!filter.tasks.empty() &&
+      std::none_of(filter.tasks.begin(), filter.tasks.end(), [&](const JobTarget& t) { return jobMatches(job, t); })) {
+    return false;
+  }
   return true;
 }
 
@@ -184,12 +198,20 @@ int runSqueue(const std::vector<std::string>& args) {
   auto response = client->listJobs(*request);
   if (!response) return reportError("squeue", response.error());
 
+  std::vector<gantry::v1::Job> listed(response->jobs().begin(), response->jobs().end());
+  // -r: one line per pending task of an array (the filter then sees each task).
+  if (options.arrays && !options.showSteps) listed = expandArrayRecords(listed);
   std::vector<gantry::v1::Job> jobs;
-  for (const auto& job : response->jobs()) {
+  for (const auto& job : listed) {
     if (wanted(job, *filter)) jobs.push_back(job);
   }
   if (options.start) {
-    std::stable_sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) { return a.start_time() < b.start_time(); });
+    // Planned starts first, earliest first; jobs without one after them.
+    auto startOf = [](const gantry::v1::Job& job) {
+      int64_t start = job.state() == gantry::v1::PENDING ? job.planned_start() : job.start_time();
+      return start > 0 ? start : INT64_MAX;
+    };
+    std::stable_sort(jobs.begin(), jobs.end(), [&](const auto& a, const auto& b) { return startOf(a) < startOf(b); });
   }
   auto now = static_cast<int64_t>(std::time(nullptr));
   if (options.longList && !options.noHeader && !options.json) std::cout << longListingDateLine(now);

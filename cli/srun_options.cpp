@@ -25,6 +25,7 @@ void declareInteractiveOptions(CLI::App& app, const std::string& program, Sbatch
   // which Gantry does not have; salloc has no --open-mode, srun no
   // --get-user-env.
   app.remove_option(app.get_option("--wait"));
+  app.remove_option(app.get_option("--array"));  // job arrays are batch jobs
   app.remove_option(app.get_option(program == "srun" ? "--get-user-env" : "--open-mode"));
   app.add_flag("-l,--label", result.label, "prefix each output line with its task id");
   app.add_flag("--pty", result.pty, "run one task on a pseudo terminal");

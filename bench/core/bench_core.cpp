@@ -27,7 +27,8 @@
 // before it to its answer. The store commits (and fsyncs) on its writer
 // thread; the passes do not wait for it.
 //
-// Usage: bench_core [--submit] [--builtin] [saturated rounds, default 3] [nodes, default 10000] [jobs, default 10000]
+// Usage: bench_core [--submit] [--builtin] [--array TASKS] [saturated rounds, default 3] [nodes, default 10000]
+//                   [jobs, default 10000]
 #include <boost/asio/io_context.hpp>
 #include <algorithm>
 #include <atomic>
@@ -35,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -88,7 +90,7 @@ bool gBuiltin = false;
 
 std::string confText() {
   return std::string(gBuiltin ? "SchedulerType=sched/builtin\n" : "") +
-         "ClusterName=bench\nSlurmctldHost=localhost\nGresTypes=gpu\nMaxJobCount=1000000\n"
+         "ClusterName=bench\nSlurmctldHost=localhost\nGresTypes=gpu\nMaxJobCount=1000000\nMaxArraySize=1000001\n"
          "NodeName=n[00001-" + std::to_string(kNodes) + "] Sockets=2 CoresPerSocket=" +
          std::to_string(kCoresPerSocket) + " ThreadsPerCore=1 RealMemory=1024000 Gres=gpu:" +
          std::to_string(kGpusPerNode) + "\n"
@@ -248,7 +250,7 @@ class Bench {
   core::ControllerCore::SchedulePassReport releaseAndPass(const std::vector<uint64_t>& ids, double* seconds) {
     std::atomic<int> released{0};
     for (uint64_t id : ids) {
-      core_->jobAction(core::ControllerCore::JobAction::Release, id, root_, [&](Result<Ok> r) {
+      core_->jobAction(core::ControllerCore::JobAction::Release, id, "", root_, [&](Result<Ok> r) {
         if (!r) fail("release: " + r.error());
         ++released;
       });
@@ -265,7 +267,7 @@ class Bench {
   double releaseAndTimeTriggeredPass(const std::vector<uint64_t>& ids) {
     std::atomic<int> released{0};
     for (uint64_t id : ids) {
-      core_->jobAction(core::ControllerCore::JobAction::Release, id, root_, [&](Result<Ok> r) {
+      core_->jobAction(core::ControllerCore::JobAction::Release, id, "", root_, [&](Result<Ok> r) {
         if (!r) fail("release: " + r.error());
         ++released;
       });
@@ -512,21 +514,60 @@ RunTimes bestOf(const std::vector<RunTimes>& runs) {
 
 }  // namespace
 
+// The controller's resident memory, in kB (VmRSS).
+long residentKb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+  }
+  return 0;
+}
+
+// --array TASKS: one array of TASKS tasks submitted held in one call on
+// the full cluster: the submission's time, what the array adds to the
+// controller's resident memory, and a pass with the array released onto
+// the full cluster (nothing fits: its pending part is one job to the pass).
+void runArrayCase(const std::filesystem::path& dir, int tasks) {
+  for (const char* file : {"bench.db", "bench.db-wal", "bench.db-shm"}) std::filesystem::remove(dir / file);
+  Bench bench((dir / "bench.db").string());
+  bench.startCore();
+  bench.registerAll();
+  int fillerNodes = kNodes / kFillerJobs;
+  auto fillers = bench.submit(std::vector<v1::JobSpec>(kFillerJobs, wholeNodesSpec(fillerNodes)));
+  double seconds = 0;
+  bench.releaseAndPass(fillers, &seconds);
+  v1::JobSpec spec = jobSpec(1, kCpusPerGpu);
+  spec.set_array("0-" + std::to_string(tasks - 1));
+  long before = residentKb();
+  std::pair<double, double> timing;
+  auto ids = bench.submit({spec}, &timing);
+  long after = residentKb();
+  std::printf("case=array_submit tasks=%d ms=%.1f strand_cpu_ms=%.1f rss_added_kb=%ld\n", tasks, timing.first * 1e3,
+              timing.second * 1e3, after - before);
+  auto report = bench.releaseAndPass(ids, &seconds);
+  printPass("array_saturated_pass", seconds, report);
+}
+
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   bool viaSubmit = false, accountingCompare = false;
+  int arrayTasks = 0;
   while (!args.empty() && args.front().rfind("--", 0) == 0) {
     if (args.front() == "--submit") {
       viaSubmit = true;
     } else if (args.front() == "--builtin") {
       gBuiltin = true;
+    } else if (args.front() == "--array" && args.size() > 1) {
+      arrayTasks = std::max(2, std::atoi(args[1].c_str()));
+      args.erase(args.begin());
     } else if (args.front() == "--accounting") {
       // Accounting off, then on, in one run: submit throughput and
       // scheduling passes side by side, with their ratios.
       accountingCompare = true;
       viaSubmit = true;
     } else {
-      std::fprintf(stderr, "bench_core: unknown option %s (expected --submit, --builtin or --accounting)\n", args.front().c_str());
+      std::fprintf(stderr, "bench_core: unknown option %s (expected --submit, --builtin, --array TASKS or --accounting)\n", args.front().c_str());
       return 2;
     }
     args.erase(args.begin());
@@ -542,7 +583,9 @@ int main(int argc, char** argv) {
               gBuiltin ? "sched/builtin" : "sched/backfill");
   std::printf("# store: SQLite in a temporary folder; its commits and fsyncs run on the store's writer thread, "
               "outside the timed passes\n");
-  if (!accountingCompare) {
+  if (arrayTasks > 0) {
+    runArrayCase(dir, arrayTasks);
+  } else if (!accountingCompare) {
     runOnce(dir, viaSubmit, rounds, false);
   } else {
     // Off and on alternate, each in a fresh process; the best of each

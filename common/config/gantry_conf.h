@@ -103,6 +103,9 @@ struct GantryConf {
   int slurmdTimeoutSec = 300;
   bool jobRequeue = true;
   int maxJobCount = 10000;
+  // MaxArraySize: every --array index must be below it (Slurm's default
+  // and upper bound).
+  int maxArraySize = 1001;
   // MinJobAge: seconds an ended job stays in the controller's memory (and
   // listed) before only the store has it; 0 keeps ended jobs for good.
   int64_t minJobAgeSeconds = 300;

@@ -29,34 +29,49 @@ void ControllerCore::cancelJob(v1::CancelJobRequest request, auth::Identity call
         if (job.user == request.user() && !isEnded(job.state)) ids.push_back(id);
       }
     }
-    auto refuse = [&](uint64_t id, const std::string& why) {
-      response.add_errors("Kill job error on job id " + std::to_string(id) + ": " + why);
-    };
     cancelSteps(request, caller, response);
+    // What each id or array task list names (job_arrays.cpp); an array's
+    // tasks that already ended are passed over, as Slurm does.
+    struct Target {
+      std::string named;
+      std::vector<JobRecord*> records;
+    };
+    std::vector<Target> targets;
+    auto mayCancel = [&](const JobRecord& job) -> Status {
+      if (job.uid != caller.uid && !isAdministrator(caller)) return Error{ErrorCode::Denied, "Access/permission denied"};
+      return okStatus();
+    };
+    auto collect = [&](uint64_t id, const std::string& tasks) {
+      std::string named = std::to_string(id) + (tasks.empty() ? "" : "_" + tasks);
+      auto records = targetRecords(id, tasks, mayCancel);
+      if (!records) {
+        response.add_errors("Kill job error on job id " + named + ": " +
+                            (records.errorCode() == ErrorCode::Denied ? records.error() : "Invalid job id specified"));
+        return;
+      }
+      targets.push_back({std::move(named), std::move(*records)});
+    };
+    for (uint64_t id : ids) collect(id, "");
+    for (const v1::ArrayTaskRef& ref : request.array_tasks()) collect(ref.array_job_id(), ref.tasks());
     uint64_t lastChanged = 0;
-    for (uint64_t id : ids) {
-      JobRecord* job = state_.findJob(id);
-      if (job == nullptr) {
-        refuse(id, "Invalid job id specified");
-        continue;
+    for (Target& target : targets) {
+      bool anyLive = false;
+      for (JobRecord* job : target.records) {
+        if (isEnded(job->state)) continue;
+        anyLive = true;
+        if (request.signal() != 0) {
+          SignalScope scope = request.signal_scope() == v1::SIGNAL_SCOPE_BATCH  ? SignalScope::Batch
+                              : request.signal_scope() == v1::SIGNAL_SCOPE_FULL ? SignalScope::Full
+                                                                                : SignalScope::Steps;
+          executor_.execute({SignalOnNodes{job->id, job->nodeNames, request.signal(), scope}});
+          noteStopOrContinue(*job, request.signal());
+          continue;
+        }
+        if (applyJob(*job, job_event::Cancelled{.byUid = caller.uid})) lastChanged = job->id;
       }
-      if (job->uid != caller.uid && !isAdministrator(caller)) {
-        refuse(id, "Access/permission denied");
-        continue;
+      if (!anyLive) {
+        response.add_errors("Kill job error on job id " + target.named + ": Job/step already completing or completed");
       }
-      if (isEnded(job->state)) {
-        refuse(id, "Job/step already completing or completed");
-        continue;
-      }
-      if (request.signal() != 0) {
-        SignalScope scope = request.signal_scope() == v1::SIGNAL_SCOPE_BATCH  ? SignalScope::Batch
-                            : request.signal_scope() == v1::SIGNAL_SCOPE_FULL ? SignalScope::Full
-                                                                              : SignalScope::Steps;
-        executor_.execute({SignalOnNodes{id, job->nodeNames, request.signal(), scope}});
-        noteStopOrContinue(*job, request.signal());
-        continue;
-      }
-      if (applyJob(*job, job_event::Cancelled{.byUid = caller.uid})) lastChanged = id;
     }
     if (lastChanged == 0) return reply(std::move(response));
     // Answer once the cancellations are durable: flush ordering is FIFO, so
@@ -176,44 +191,58 @@ void ControllerCore::updateNode(v1::UpdateNodeRequest request, auth::Identity ca
   });
 }
 
-void ControllerCore::jobAction(JobAction action, uint64_t jobId, auth::Identity caller, Reply<Ok> reply) {
-  onStrand([this, action, jobId, caller = std::move(caller), reply = std::move(reply)]() mutable {
-    JobRecord* job = state_.findJob(jobId);
-    if (job == nullptr) return reply(Error{ErrorCode::NotFound, "Invalid job id specified: " + std::to_string(jobId)});
-    bool owner = job->uid == caller.uid;
+void ControllerCore::jobAction(JobAction action, uint64_t jobId, std::string arrayTasks, auth::Identity caller,
+                               Reply<Ok> reply) {
+  onStrand([this, action, jobId, arrayTasks = std::move(arrayTasks), caller = std::move(caller),
+            reply = std::move(reply)]() mutable {
     bool admin = isAdministrator(caller);
-    JobEvent event = job_event::Suspend{};
-    switch (action) {
-      case JobAction::Hold:
-      case JobAction::Release:
-        if (!owner && !admin) return reply(Error{ErrorCode::Denied, "Access/permission denied"});
-        if (action == JobAction::Hold) {
-          event = job_event::Hold{.byAdmin = admin && !owner};
-        } else {
-          event = job_event::Release{};
-        }
-        break;
-      case JobAction::Requeue:
-        // As Slurm: the owner may requeue a job of theirs.
-        if (!owner && !admin) return reply(Error{ErrorCode::Denied, "Access/permission denied"});
-        event = job_event::Requeue{};
-        break;
-      case JobAction::Suspend:
-      case JobAction::Resume:
-        if (!admin) {
-          return reply(Error{ErrorCode::Denied, "Access/permission denied: suspend and resume are for root or SlurmUser"});
-        }
-        if (action == JobAction::Resume) event = job_event::Resume{};
-        break;
+    auto allowed = [&](const JobRecord& job) -> Status {
+      bool owner = job.uid == caller.uid;
+      if (action == JobAction::Suspend || action == JobAction::Resume) {
+        if (!admin) return Error{ErrorCode::Denied, "Access/permission denied: suspend and resume are for root or SlurmUser"};
+      } else if (!owner && !admin) {
+        // As Slurm: the owner may hold, release and requeue a job of theirs.
+        return Error{ErrorCode::Denied, "Access/permission denied"};
+      }
+      return okStatus();
+    };
+    auto records = targetRecords(jobId, arrayTasks, allowed);
+    if (!records) return reply(Error{records.failure()});
+    // One record: its answer. Several (an array): each that the action
+    // suits, answered once the last change is durable; none suiting gives
+    // the first refusal.
+    const bool several = records->size() > 1;
+    std::optional<Error> firstRefusal;
+    JobRecord* last = nullptr;
+    for (JobRecord* job : *records) {
+      if (several && isEnded(job->state)) continue;
+      JobEvent event = job_event::Suspend{};
+      if (action == JobAction::Hold) event = job_event::Hold{.byAdmin = admin && job->uid != caller.uid};
+      if (action == JobAction::Release) event = job_event::Release{};
+      if (action == JobAction::Requeue) event = job_event::Requeue{};
+      if (action == JobAction::Resume) event = job_event::Resume{};
+      std::function<void(const Status&)> answer;
+      if (!several) {
+        answer = [reply](const Status& status) {
+          if (!status) return reply(Error{ErrorCode::Internal, status.error()});
+          reply(Ok{});
+        };
+      }
+      Result<Ok> applied = action == JobAction::Suspend  ? suspendByAdmin(*job, answer)
+                           : action == JobAction::Resume ? resumeByAdmin(*job, answer)
+                                                         : applyJob(*job, event, answer);
+      if (!applied && !several) return reply(Error{applied.failure()});
+      if (!applied && !firstRefusal) firstRefusal = applied.failure();
+      if (applied) last = job;
     }
-    auto answer = [reply](const Status& status) {
+    if (!several) return;
+    if (last == nullptr) {
+      return reply(firstRefusal ? *firstRefusal : Error{ErrorCode::NotNow, "Job/step already completing or completed"});
+    }
+    executor_.persistJob(*last, [reply](const Status& status) {
       if (!status) return reply(Error{ErrorCode::Internal, status.error()});
       reply(Ok{});
-    };
-    Result<Ok> applied = action == JobAction::Suspend  ? suspendByAdmin(*job, answer)
-                         : action == JobAction::Resume ? resumeByAdmin(*job, answer)
-                                                       : applyJob(*job, event, answer);
-    if (!applied) reply(Error{applied.failure()});
+    });
   });
 }
 

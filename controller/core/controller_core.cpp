@@ -180,8 +180,8 @@ void ControllerCore::recover(const store::Snapshot& snapshot) {
   for (const auto& stored : snapshot.jobs) {
     JobRecord job = views::jobFromWire(stored, indexOf);
     uint64_t id = job.id;
-    auto [it, inserted] = state_.jobs.emplace(id, std::move(job));
-    JobRecord& record = it->second;
+    state_.addJob(std::move(job));
+    JobRecord& record = state_.jobs.at(id);
     if (stored.has_switch_state() && !record.network) {
       spdlog::error("job {}: its stored switch/lua state cannot be read back; none of its switch calls runs again",
                     id);
@@ -201,6 +201,25 @@ void ControllerCore::recover(const store::Snapshot& snapshot) {
       // again so nothing else is placed on them.
       record.holdsResources = true;
       executor_.holdResources(record);
+    }
+  }
+  // A task stored on its own while its array's record still lists it (the
+  // controller stopped between the two writes of a split) runs once.
+  for (const auto& [array, members] : state_.arrayMembers) {
+    JobRecord* holder = state_.findJob(array);
+    if (holder == nullptr || !holder->holdsArrayTasks()) continue;
+    for (uint64_t member : members) {
+      const JobRecord* task = state_.findJob(member);
+      if (task != nullptr && task->arrayTaskId && holder->arrayPending.erase(*task->arrayTaskId)) {
+        spdlog::warn("job array {}: task {} was stored on its own and in the array's record; it runs once", array,
+                     *task->arrayTaskId);
+      }
+    }
+    if (holder->arrayPending.empty()) {
+      // Every index has a record of its own: nothing is left to start from it.
+      holder->state = JobState::Cancelled;
+      holder->endTime = now();
+      executor_.persistJob(*holder);
     }
   }
   for (auto& node : state_.nodes) executor_.refreshNode(node, false);
@@ -283,7 +302,9 @@ void ControllerCore::forgetOldJobs() {
     if (isEnded(job.state) && job.endTime + keep < t && !switchBusy) {
       std::erase_if(setupSnapshots_, [id = it->first](const auto& entry) { return entry.first.first == id; });
       if (accountingJournal_) accountingJournal_->forgetJob(it->first);
-      it = state_.jobs.erase(it);
+      uint64_t id = it->first;
+      ++it;
+      state_.eraseJob(id);
     } else {
       ++it;
     }

@@ -119,7 +119,9 @@ class ControllerCore {
   void listDrainedTres(v1::ListDrainedTresRequest request, auth::Identity caller,
                        Reply<v1::ListDrainedTresResponse> reply);
   enum class JobAction { Suspend, Resume, Hold, Release, Requeue };
-  void jobAction(JobAction action, uint64_t jobId, auth::Identity caller, Reply<Ok> reply);
+  // jobId names a job, or a whole array by its array job id; arrayTasks
+  // ("4", "1-3"; "" for all) narrows an array to those tasks.
+  void jobAction(JobAction action, uint64_t jobId, std::string arrayTasks, auth::Identity caller, Reply<Ok> reply);
   // scontrol update JobId=: checked by job_update_rules.h, then (for a new
   // partition or node count) as a submission is; answered once stored.
   void updateJob(v1::UpdateJobRequest request, auth::Identity caller, Reply<Ok> reply);
@@ -214,6 +216,28 @@ class ControllerCore {
   void cancelSteps(const v1::CancelJobRequest& request, const auth::Identity& caller,
                    v1::CancelJobResponse& response);
   void noteStopOrContinue(JobRecord& job, int signal);
+  // Job arrays (job_arrays.cpp). The records a request for job `id` acts
+  // on: that job, or when `id` is an array's job id every record of the
+  // array, or with `arrayTasks` ("4", "1-3") only those tasks, each
+  // pending one split off its array's record first. NotFound when none;
+  // `allowed`'s refusal (judged on one record: an array's records share
+  // their owner) before anything is split.
+  Result<std::vector<JobRecord*>> targetRecords(uint64_t id, const std::string& arrayTasks,
+                                                const std::function<Status(const JobRecord&)>& allowed);
+  // Task `index`, pending in `array` (the array's own record), as a record
+  // of its own, stored; the array's record itself when it is the last.
+  JobRecord& splitArrayTask(JobRecord& array, uint32_t index);
+  // scontrol update's checks for one record (job_update.cpp): the job's
+  // spec, time limit and dependency as the request would leave them.
+  struct CheckedUpdate {
+    v1::JobSpec spec;
+    int64_t limit = 0;
+    std::optional<Dependency> dependency;
+  };
+  Result<CheckedUpdate> checkedUpdate(const JobRecord& job, const v1::UpdateJobRequest& request,
+                                      const auth::Identity& caller) const;
+  // How many of the array's tasks hold resources now (for its throttle).
+  int activeArrayTasks(uint64_t arrayJobId) const;
   // The selection share group a job's allocation belongs to under the
   // running configuration (select::kUnshared when it may not share).
   int shareGroupFor(const JobRecord& job);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct CoreState {
   std::vector<NodeRecord> nodes;            // in gantry.conf order; never shrinks
   std::map<std::string, size_t> nodeIndex;  // name -> position in nodes
   uint64_t nextJobId = 1;
+  // The records of each job array (by array job id): kept as records are
+  // added and forgotten, so acting on an array never walks every job.
+  std::map<uint64_t, std::set<uint64_t>> arrayMembers;
+  void addJob(JobRecord record);  // into jobs (and arrayMembers)
+  void eraseJob(uint64_t id);     // from jobs (and arrayMembers)
   // Partition membership, rebuilt when the configuration or the node list
   // changes (rebuildPartitions) so scheduling passes and node listings
   // never rescan every partition's node list.

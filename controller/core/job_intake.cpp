@@ -127,6 +127,13 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
     if (auto ever = checkEverRuns(*selectRequest, **partition); !ever) return reply(Error{ever.failure()});
     auto dependency = checkedDependency(spec.dependency());
     if (!dependency) return reply(Error{dependency.failure()});
+    std::optional<ArrayRequest> array;
+    if (!spec.array().empty()) {
+      if (spec.script().empty()) return reply(Error{ErrorCode::Invalid, "Job arrays are for batch jobs (sbatch) only"});
+      auto parsed = parseArrayOption(spec.array(), static_cast<uint32_t>(std::max(conf_.maxArraySize, 0)));
+      if (!parsed) return reply(Error{parsed.failure()});
+      array = std::move(*parsed);
+    }
     const select::PartitionView* view = state_.partitionView((*partition)->name);
 
     selectRequest->uid = caller.uid;
@@ -153,12 +160,23 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
     job.eligibleTime = job.spec.hold() ? 0 : std::max(job.submitTime, job.spec.begin_time());
     job.dependency = std::move(*dependency);
     job.timeLimitSeconds = *timeLimit;
+    if (array) {
+      // One record for every task until they start (job_arrays.cpp); an
+      // array of one task is that task from the start.
+      job.arrayJobId = job.id;
+      job.arrayThrottle = array->throttle;
+      if (array->tasks.size() == 1) {
+        job.arrayTaskId = array->tasks.first();
+      } else {
+        job.arrayPending = std::move(array->tasks);
+      }
+    }
     uint64_t id = job.id;
-    auto [it, inserted] = state_.jobs.emplace(id, std::move(job));
-    executor_.persistJob(it->second, [this, id, reply = std::move(reply)](const Status& status) {
+    state_.addJob(std::move(job));
+    executor_.persistJob(state_.jobs.at(id), [this, id, reply = std::move(reply)](const Status& status) {
       if (!status) {
         // Not durable, so not accepted: forget it again.
-        onStrand([this, id] { state_.jobs.erase(id); });
+        onStrand([this, id] { state_.eraseJob(id); });
         return reply(Error{ErrorCode::Internal, "cannot store the job: " + status.error()});
       }
       v1::SubmitJobResponse response;

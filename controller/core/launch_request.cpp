@@ -1,5 +1,7 @@
 #include "controller/core/launch_request.h"
 
+#include <limits>
+
 #include "common/gres/tres_bind.h"
 #include "common/util/sluid.h"
 
@@ -83,6 +85,26 @@ uint64_t jobMemoryOn(const JobRecord& job, int selectIndex) {
   return 0;
 }
 
+// A task of a job array sees the array as Slurm shows it: its job id, its
+// own index, and the array's count, lowest and highest index and step.
+// Outside an array, what the submitting shell had (sbatch from inside an
+// array task) is dropped.
+void addArrayEnvironment(const JobRecord& job, google::protobuf::Map<std::string, std::string>& environment) {
+  for (const char* name : {"SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT",
+                           "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP"}) {
+    environment.erase(name);
+  }
+  if (job.arrayJobId == 0 || !job.arrayTaskId) return;
+  // The option was accepted at submission, so any bound reads it back.
+  ArrayShape shape = arrayShape(job.spec.array(), std::numeric_limits<uint32_t>::max());
+  environment["SLURM_ARRAY_JOB_ID"] = std::to_string(job.arrayJobId);
+  environment["SLURM_ARRAY_TASK_ID"] = std::to_string(*job.arrayTaskId);
+  environment["SLURM_ARRAY_TASK_COUNT"] = std::to_string(shape.count);
+  environment["SLURM_ARRAY_TASK_MIN"] = std::to_string(shape.min);
+  environment["SLURM_ARRAY_TASK_MAX"] = std::to_string(shape.max);
+  environment["SLURM_ARRAY_TASK_STEP"] = std::to_string(shape.step);
+}
+
 }  // namespace
 
 v1::LaunchStepRequest buildLaunchRequest(const JobRecord& job, const NodeRecord& node,
@@ -108,6 +130,10 @@ v1::LaunchStepRequest buildLaunchRequest(const JobRecord& job, const NodeRecord&
   request.set_partition(spec.partition());
   request.set_time_limit_seconds(std::max<int64_t>(job.timeLimitSeconds, 0));
   describeJobOnNode(job, node.selectIndex, request);
+  if (job.arrayJobId != 0) {
+    request.set_array_job_id(job.arrayJobId);
+    if (job.arrayTaskId) request.set_array_task_id(*job.arrayTaskId);
+  }
 
   if (step.stepId == "extern") {
     // It runs nothing: it only holds the job's confinement on the node.
@@ -128,6 +154,7 @@ v1::LaunchStepRequest buildLaunchRequest(const JobRecord& job, const NodeRecord&
     request.set_stderr_pattern(fileOrNull(stepSpec.stderr_pattern()));
     request.set_stdin_path(fileOrNull(stepSpec.stdin_path()));
     *request.mutable_environment() = stepSpec.environment();
+    addArrayEnvironment(job, *request.mutable_environment());
     request.set_submit_host(stepSpec.submit_host());
     request.set_submit_dir(stepSpec.work_dir());
     request.set_io_addr(step.interactive->io().addr());
@@ -156,6 +183,7 @@ v1::LaunchStepRequest buildLaunchRequest(const JobRecord& job, const NodeRecord&
   request.set_open_append(spec.open_mode() == "append");
   request.set_stdin_path(spec.stdin_path().empty() ? "/dev/null" : spec.stdin_path());
   *request.mutable_environment() = spec.environment();
+  addArrayEnvironment(job, *request.mutable_environment());
   request.set_submit_host(spec.submit_host());
   request.set_submit_dir(spec.work_dir());
   request.set_gpu_freq(spec.gpu_freq());  // the batch step runs on the job's GPUs

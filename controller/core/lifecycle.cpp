@@ -58,6 +58,7 @@ std::string reasonText(JobReason reason, const std::string& detail) {
     case JobReason::Dependency: return "Dependency";
     case JobReason::DependencyNeverSatisfied: return "DependencyNeverSatisfied";
     case JobReason::Priority: return "Priority";
+    case JobReason::JobArrayTaskLimit: return "JobArrayTaskLimit";
   }
   return "None";
 }

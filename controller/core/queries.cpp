@@ -38,6 +38,12 @@ void ControllerCore::listJobs(v1::ListJobsRequest request, auth::Identity caller
   onStrand([this, request = std::move(request), caller = std::move(caller), reply = std::move(reply)] {
     v1::ListJobsResponse response;
     std::set<uint64_t> ids(request.job_ids().begin(), request.job_ids().end());
+    // An array's job id stands for every record of the array, as in Slurm.
+    for (uint64_t id : request.job_ids()) {
+      if (auto members = state_.arrayMembers.find(id); members != state_.arrayMembers.end()) {
+        ids.insert(members->second.begin(), members->second.end());
+      }
+    }
     std::set<std::string> sluids;
     for (const std::string& text : request.sluids()) {
       if (auto sluid = canonicalSluid(text)) sluids.insert(*sluid);

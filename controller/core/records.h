@@ -22,6 +22,7 @@
 #include "common/accounting/tres_usage.h"
 #include "common/config/gantry_conf.h"
 #include "common/gres/device.h"
+#include "common/util/task_set.h"
 #include "controller/core/dependency.h"
 #include "controller/drain/drained_tres.h"
 #include "controller/select/cluster.h"
@@ -76,9 +77,10 @@ enum class JobReason {
   Dependency,                // its --dependency is not satisfied yet
   DependencyNeverSatisfied,  // its --dependency can never be satisfied
   Priority,                  // it would fit, but on nodes planned for a job ahead of it (backfill)
+  JobArrayTaskLimit,         // its array runs as many tasks as its throttle (%N) allows
 };
 // The last reason, for readers of stored codes.
-constexpr JobReason kLastJobReason = JobReason::Priority;
+constexpr JobReason kLastJobReason = JobReason::JobArrayTaskLimit;
 std::string reasonText(JobReason reason, const std::string& detail);
 
 // Who suspended a SUSPENDED job. The timeslicer resumes only its own.
@@ -167,6 +169,22 @@ struct JobRecord {
   // Nodes a switch teardown (or a setup still running when the job ended)
   // keeps COMPLETING: rebuilt from the lifecycle's HoldNodes, not stored.
   std::vector<std::string> switchHeldNodes;
+
+  // Job arrays (--array): the array's job id (0: not in an array). A task
+  // that runs, ran or was acted on alone is a record of its own with its
+  // index; the rest wait as one record, the array's own (id ==
+  // arrayJobId), with no index and their indexes in arrayPending. That
+  // record becomes the last task when only one is left.
+  uint64_t arrayJobId = 0;
+  std::optional<uint32_t> arrayTaskId;
+  TaskSet arrayPending;
+  uint32_t arrayThrottle = 0;  // %N: at most this many tasks run at once (0: no limit)
+  bool holdsArrayTasks() const { return arrayJobId != 0 && !arrayTaskId; }
+
+  // sched/backfill: when and where the last pass planned to start this
+  // pending job (0 and none: not planned). Not stored.
+  int64_t plannedStart = 0;
+  std::vector<std::string> plannedNodes;
 
   std::map<std::string, uint64_t> dmemPeakBytes;  // "<node>:<region>" -> bytes
   uint32_t nextStepId = 0;

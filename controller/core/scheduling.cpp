@@ -33,15 +33,38 @@ class DependencyGate {
   }
 
  private:
+  static DependencyTarget targetOf(const JobRecord& job) {
+    return DependencyTarget{.started = job.startTime > 0 && job.state != JobState::Pending,
+                            .ended = isEnded(job.state),
+                            .completedOk = job.state == JobState::Completed && job.exitCode == 0,
+                            .startTime = job.startTime,
+                            .endTime = job.endTime};
+  }
+
+  // A job array's id stands for all of its tasks, as in Slurm: started
+  // when one has, ended when all have, completed well when all did.
   std::optional<DependencyTarget> target(uint64_t id) const {
+    if (auto members = state_.arrayMembers.find(id); members != state_.arrayMembers.end()) {
+      std::optional<DependencyTarget> all;
+      for (uint64_t member : members->second) {
+        const JobRecord* task = state_.findJob(member);
+        if (task == nullptr) continue;
+        DependencyTarget one = targetOf(*task);
+        if (!all) {
+          all = one;
+          continue;
+        }
+        all->started = all->started || one.started;
+        all->ended = all->ended && one.ended;
+        all->completedOk = all->completedOk && one.completedOk;
+        if (one.startTime > 0 && (all->startTime == 0 || one.startTime < all->startTime)) all->startTime = one.startTime;
+        all->endTime = std::max(all->endTime, one.endTime);
+      }
+      if (all) return all;
+    }
     const JobRecord* named = state_.findJob(id);
     if (named == nullptr) return std::nullopt;
-    bool ended = isEnded(named->state);
-    return DependencyTarget{.started = named->startTime > 0 && named->state != JobState::Pending,
-                            .ended = ended,
-                            .completedOk = named->state == JobState::Completed && named->exitCode == 0,
-                            .startTime = named->startTime,
-                            .endTime = named->endTime};
+    return targetOf(*named);
   }
 
   bool singletonBusy(const JobRecord& job) {
@@ -61,11 +84,17 @@ class DependencyGate {
 };
 
 // Plans a start for a job that waits for resources (backfill_plan.h),
-// unless a job of the same request was planned earlier in the pass.
+// unless a job of the same request was planned earlier in the pass; the
+// job keeps what was planned for squeue --start.
 void planStart(BackfillPlan& plan, std::optional<std::vector<select::RunningJob>>& running, const CoreState& state,
                const select::Request& request, const select::PartitionView& view, int64_t now, int64_t window,
-               select::Cluster& cluster) {
-  if (plan.plannedAlike(request, view) != nullptr) return;
+               select::Cluster& cluster, JobRecord& job) {
+  auto keep = [&job, &cluster](const BackfillPlan::Planned& planned) {
+    job.plannedStart = planned.nodes.empty() ? 0 : planned.start;
+    job.plannedNodes.clear();
+    for (int node : planned.nodes) job.plannedNodes.push_back(cluster.node(node).name);
+  };
+  if (const BackfillPlan::Planned* alike = plan.plannedAlike(request, view)) return keep(*alike);
   if (!running) running = runningJobEnds(state.jobs, now);
   select::StartEstimate estimate = cluster.estimateStartSorted(request, view, *running, now, now + window);
   BackfillPlan::Planned planned;
@@ -73,6 +102,7 @@ void planStart(BackfillPlan& plan, std::optional<std::vector<select::RunningJob>
     planned.start = estimate.startTime;
     for (const auto& grant : estimate.outcome.allocation.nodes) planned.nodes.push_back(grant.node);
   }
+  keep(planned);
   plan.plan(request, view, std::move(planned));
 }
 
@@ -112,7 +142,10 @@ void ControllerCore::schedule() {
   std::vector<JobRecord*> pending;
   const int64_t t = now();
   for (auto& [id, job] : state_.jobs) {
-    if (job.state != JobState::Pending || job.held()) continue;
+    if (job.state != JobState::Pending) continue;
+    job.plannedStart = 0;
+    job.plannedNodes.clear();
+    if (job.held()) continue;
     // A requeued job waits out its delay; the tick's passes take it after.
     if (job.eligibleTime > t) {
       if (job.reason != JobReason::BeginTime) (void)applyJob(job, job_event::StillPending{JobReason::BeginTime, ""});
@@ -159,52 +192,70 @@ void ControllerCore::schedule() {
     }
     request->uid = job->uid;
     const int64_t end = job->timeLimitSeconds > 0 ? t + job->timeLimitSeconds : kNeverEnds;
-    const select::PartitionView& allowed = plan ? plan->viewFor(*view, end) : *view;
-    select::SelectTrace trace;
-    select::Outcome outcome = state_.cluster.select(*request, *view, conf_.debugSelectType ? &trace : nullptr);
-    for (const auto& rejection : trace) {
-      spdlog::info("select: job {} not on node {}: {}", job->id, state_.cluster.node(rejection.node).name,
-                   rejection.rule);
-    }
-    // A place on planned nodes, for a job that would still run at their
-    // planned start: it may go elsewhere, or it waits behind the plans
-    // (reason Priority, as in Slurm). A job that fits nowhere now waits
-    // for resources, as without plans, at the cost of one selection.
-    bool behindPlans = false;
-    if (outcome.verdict == select::Verdict::Placed && &allowed != view && plan->anyPlanned(outcome.allocation)) {
-      select::Outcome elsewhere = state_.cluster.select(*request, allowed);
-      behindPlans = elsewhere.verdict != select::Verdict::Placed;
-      outcome = std::move(elsewhere);
-    }
-    if (outcome.verdict == select::Verdict::Placed) {
-      std::vector<std::string> names;
-      for (const auto& grant : outcome.allocation.nodes) names.push_back(state_.cluster.node(grant.node).name);
-      bool startSuspended = admitToGang(*job, outcome.allocation);
-      bool configureNetwork = switchActive() && interconnect::requestsNetwork(job->spec.network());
-      auto placed = applyJob(*job, job_event::Placed{std::move(outcome.allocation), std::move(names), startSuspended,
-                                                     configureNetwork});
-      if (placed) gate.placed(*job);
-      if (placed && running) {
-        addRunningJob(*running, {.allocation = job->allocation, .endTime = end == kNeverEnds ? t + kUnlimitedRunSeconds : end});
+    // An array's record starts its tasks lowest index first, each as a
+    // record of its own, while they fit and its throttle (%N) allows.
+    int activeTasks = job->holdsArrayTasks() && job->arrayThrottle > 0 ? activeArrayTasks(job->arrayJobId) : 0;
+    for (bool more = true; more;) {
+      more = false;
+      if (job->holdsArrayTasks() && job->arrayThrottle > 0 && activeTasks >= static_cast<int>(job->arrayThrottle)) {
+        (void)applyJob(*job, job_event::StillPending{JobReason::JobArrayTaskLimit, ""});
+        break;
       }
-      if (!placed) {
-        leaveGang(*job);  // admitted for nothing: free its place in the rotation
-      } else if (configureNetwork) {
-        startSwitchSetup(*job);
+      const select::PartitionView& allowed = plan ? plan->viewFor(*view, end) : *view;
+      select::SelectTrace trace;
+      select::Outcome outcome = state_.cluster.select(*request, *view, conf_.debugSelectType ? &trace : nullptr);
+      for (const auto& rejection : trace) {
+        spdlog::info("select: job {} not on node {}: {}", job->id, state_.cluster.node(rejection.node).name,
+                     rejection.rule);
       }
-    } else if (behindPlans) {
-      (void)applyJob(*job, job_event::StillPending{JobReason::Priority, ""});
-    } else if (outcome.verdict == select::Verdict::Never) {
-      (void)applyJob(*job, job_event::StillPending{JobReason::ReqNodeNotAvail, ""});
-    } else {
-      if (plan && plan->canPlan()) planStart(*plan, running, state_, *request, *view, t, window, state_.cluster);
-      std::string detail = outcome.reason == select::kReasonResources ? "" : outcome.reason;
-      if (detail.empty()) {
-        auto known = degradedByView.find(view);
-        if (known == degradedByView.end()) known = degradedByView.emplace(view, degradedNodesOf(*view)).first;
-        detail = drainedWaitReason(*request, *view, known->second);
+      // A place on planned nodes, for a job that would still run at their
+      // planned start: it may go elsewhere, or it waits behind the plans
+      // (reason Priority, as in Slurm). A job that fits nowhere now waits
+      // for resources, as without plans, at the cost of one selection.
+      bool behindPlans = false;
+      if (outcome.verdict == select::Verdict::Placed && &allowed != view && plan->anyPlanned(outcome.allocation)) {
+        select::Outcome elsewhere = state_.cluster.select(*request, allowed);
+        behindPlans = elsewhere.verdict != select::Verdict::Placed;
+        outcome = std::move(elsewhere);
       }
-      (void)applyJob(*job, job_event::StillPending{JobReason::Resources, detail});
+      if (outcome.verdict == select::Verdict::Placed) {
+        const bool fromArray = job->holdsArrayTasks();
+        JobRecord& started = fromArray ? splitArrayTask(*job, job->arrayPending.first()) : *job;
+        std::vector<std::string> names;
+        for (const auto& grant : outcome.allocation.nodes) names.push_back(state_.cluster.node(grant.node).name);
+        bool startSuspended = admitToGang(started, outcome.allocation);
+        bool configureNetwork = switchActive() && interconnect::requestsNetwork(started.spec.network());
+        auto placed = applyJob(started, job_event::Placed{std::move(outcome.allocation), std::move(names),
+                                                          startSuspended, configureNetwork});
+        if (placed) gate.placed(started);
+        if (placed && running) {
+          addRunningJob(*running,
+                        {.allocation = started.allocation, .endTime = end == kNeverEnds ? t + kUnlimitedRunSeconds : end});
+        }
+        if (!placed) {
+          leaveGang(started);  // admitted for nothing: free its place in the rotation
+        } else if (configureNetwork) {
+          startSwitchSetup(started);
+        }
+        // The next task of the array, if any is left in its record.
+        if (placed && fromArray && job->holdsArrayTasks()) {
+          ++activeTasks;
+          more = true;
+        }
+      } else if (behindPlans) {
+        (void)applyJob(*job, job_event::StillPending{JobReason::Priority, ""});
+      } else if (outcome.verdict == select::Verdict::Never) {
+        (void)applyJob(*job, job_event::StillPending{JobReason::ReqNodeNotAvail, ""});
+      } else {
+        if (plan && plan->canPlan()) planStart(*plan, running, state_, *request, *view, t, window, state_.cluster, *job);
+        std::string detail = outcome.reason == select::kReasonResources ? "" : outcome.reason;
+        if (detail.empty()) {
+          auto known = degradedByView.find(view);
+          if (known == degradedByView.end()) known = degradedByView.emplace(view, degradedNodesOf(*view)).first;
+          detail = drainedWaitReason(*request, *view, known->second);
+        }
+        (void)applyJob(*job, job_event::StillPending{JobReason::Resources, detail});
+      }
     }
   }
 }

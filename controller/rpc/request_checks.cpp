@@ -3,6 +3,7 @@
 #include <string>
 
 #include "common/util/sluid.h"
+#include "common/util/task_set.h"
 
 namespace gantry::ctlrpc {
 namespace {
@@ -16,6 +17,9 @@ constexpr int kMaxTresWords = 64;
 constexpr size_t kMaxTresWordBytes = 4096;
 constexpr size_t kMaxTresJsonBytes = 64 * 1024;
 constexpr size_t kMaxNodeNamesBytes = 64 * 1024;
+// Array task lists ("1-3,7"): short, and below Slurm's largest MaxArraySize.
+constexpr size_t kMaxArrayTasksBytes = 4096;
+constexpr uint32_t kLargestArraySize = 4000001;
 
 Status jobId(uint64_t id, const char* field) {
   if (id == 0) return Error{std::string(field) + ": must be a job id (1 or more), got 0"};
@@ -64,6 +68,15 @@ Status hardware(const v1::NodeHardware& hw) {
   return okStatus();
 }
 
+Status arrayTasks(const std::string& tasks, const char* field, bool required) {
+  if (tasks.empty() && !required) return okStatus();
+  if (auto status = atMost(tasks.size(), kMaxArrayTasksBytes, field); !status) return status;
+  if (auto parsed = TaskSet::parse(tasks, kLargestArraySize); !parsed) {
+    return Error{std::string(field) + ": " + parsed.error()};
+  }
+  return okStatus();
+}
+
 }  // namespace
 
 Status checkRequest(const v1::SubmitJobRequest& request) {
@@ -71,12 +84,16 @@ Status checkRequest(const v1::SubmitJobRequest& request) {
   // Kept in every accounting record of the job: bounded like names.
   if (request.spec().account().size() > 256) return Error{"spec.account: longer than 256 bytes"};
   if (request.spec().comment().size() > 8192) return Error{"spec.comment: longer than 8192 bytes"};
-  return okStatus();
+  return atMost(request.spec().array().size(), kMaxArrayTasksBytes, "spec.array");
 }
 
 Status checkRequest(const v1::CancelJobRequest& request) {
   for (uint64_t id : request.job_ids()) {
     if (auto status = jobId(id, "job_ids"); !status) return status;
+  }
+  for (const auto& ref : request.array_tasks()) {
+    if (auto status = jobId(ref.array_job_id(), "array_tasks.array_job_id"); !status) return status;
+    if (auto status = arrayTasks(ref.tasks(), "array_tasks.tasks", true); !status) return status;
   }
   return inRange(request.signal(), 0, kMaxSignal, "signal");
 }
@@ -116,10 +133,14 @@ Status checkRequest(const v1::ListDrainedTresRequest& request) {
   return atMost(request.node_names().size(), kMaxNodeNamesBytes, "node_names");
 }
 
-Status checkRequest(const v1::JobActionRequest& request) { return jobId(request.job_id(), "job_id"); }
+Status checkRequest(const v1::JobActionRequest& request) {
+  if (auto status = jobId(request.job_id(), "job_id"); !status) return status;
+  return arrayTasks(request.array_tasks(), "array_tasks", false);
+}
 
 Status checkRequest(const v1::UpdateJobRequest& request) {
   if (auto status = jobId(request.job_id(), "job_id"); !status) return status;
+  if (auto status = arrayTasks(request.array_tasks(), "array_tasks", false); !status) return status;
   if (auto status = atMost(request.name().size(), 1024, "name"); !status) return status;
   if (auto status = atMost(request.tres_bind().size(), kMaxTresWordBytes, "tres_bind"); !status) return status;
   // What a node could be asked for: a handful of GRES names, each named.

@@ -137,36 +137,35 @@ grpc::Status ControllerService::ListDrainedTres(grpc::ServerContext* context,
 }
 
 grpc::Status ControllerService::jobAction(grpc::ServerContext* context, core::ControllerCore::JobAction action,
-                                          uint64_t jobId) {
+                                          const v1::JobActionRequest& request) {
   auto caller = identify(context, authenticator_);
   if (!caller) return unauthenticated(caller.failure());
-  v1::JobActionRequest request;
-  request.set_job_id(jobId);
   if (auto refused = refusal(request); !refused.ok()) return refused;
-  return await<Ok>([&](auto reply) { core_.jobAction(action, jobId, *caller, std::move(reply)); },
-                   static_cast<Ok*>(nullptr));
+  return await<Ok>(
+      [&](auto reply) { core_.jobAction(action, request.job_id(), request.array_tasks(), *caller, std::move(reply)); },
+      static_cast<Ok*>(nullptr));
 }
 
 grpc::Status ControllerService::SuspendJob(grpc::ServerContext* context, const v1::JobActionRequest* request,
                                            v1::JobActionResponse*) {
-  return jobAction(context, core::ControllerCore::JobAction::Suspend, request->job_id());
+  return jobAction(context, core::ControllerCore::JobAction::Suspend, *request);
 }
 grpc::Status ControllerService::ResumeJob(grpc::ServerContext* context, const v1::JobActionRequest* request,
                                           v1::JobActionResponse*) {
-  return jobAction(context, core::ControllerCore::JobAction::Resume, request->job_id());
+  return jobAction(context, core::ControllerCore::JobAction::Resume, *request);
 }
 grpc::Status ControllerService::HoldJob(grpc::ServerContext* context, const v1::JobActionRequest* request,
                                         v1::JobActionResponse*) {
-  return jobAction(context, core::ControllerCore::JobAction::Hold, request->job_id());
+  return jobAction(context, core::ControllerCore::JobAction::Hold, *request);
 }
 grpc::Status ControllerService::ReleaseJob(grpc::ServerContext* context, const v1::JobActionRequest* request,
                                            v1::JobActionResponse*) {
-  return jobAction(context, core::ControllerCore::JobAction::Release, request->job_id());
+  return jobAction(context, core::ControllerCore::JobAction::Release, *request);
 }
 
 grpc::Status ControllerService::RequeueJob(grpc::ServerContext* context, const v1::JobActionRequest* request,
                                            v1::JobActionResponse*) {
-  return jobAction(context, core::ControllerCore::JobAction::Requeue, request->job_id());
+  return jobAction(context, core::ControllerCore::JobAction::Requeue, *request);
 }
 
 grpc::Status ControllerService::CreateStep(grpc::ServerContext* context, const v1::CreateStepRequest* request,

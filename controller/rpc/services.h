@@ -66,7 +66,7 @@ class ControllerService final : public v1::Controller::Service {
   void stopWith(std::function<void()> stop) { stop_ = std::move(stop); }
 
  private:
-  grpc::Status jobAction(grpc::ServerContext*, core::ControllerCore::JobAction, uint64_t jobId);
+  grpc::Status jobAction(grpc::ServerContext*, core::ControllerCore::JobAction, const v1::JobActionRequest& request);
   core::ControllerCore& core_;
   const auth::Authenticator& authenticator_;
   ctl::ConfigReloader* reloader_;

@@ -214,6 +214,12 @@ v1::Job jobToWire(const JobRecord& job, const select::Cluster& cluster, const Jo
   wire.set_state(completing ? v1::COMPLETING : toWire(job.state));
   wire.set_stopped(job.stopped);
   wire.set_dependency(core::formatDependency(job.dependency));
+  wire.set_array_job_id(job.arrayJobId);
+  if (job.arrayTaskId) wire.set_array_task_id(*job.arrayTaskId);
+  wire.set_array_pending(job.arrayPending.format());
+  wire.set_array_throttle(job.arrayThrottle);
+  wire.set_planned_start(job.plannedStart);
+  if (!job.plannedNodes.empty()) wire.set_planned_nodes(hostlist::compress(job.plannedNodes));
   wire.set_reason(core::reasonText(job.reason, job.reasonDetail));
   wire.set_reason_code(static_cast<int32_t>(job.reason));
   wire.set_reason_detail(job.reasonDetail);
@@ -263,6 +269,13 @@ JobRecord jobFromWire(const v1::Job& wire, const std::function<int(const std::st
   // Written by formatDependency; a text that no longer reads is dropped
   // rather than keeping the job from loading.
   if (auto dependency = core::parseStoredDependency(wire.dependency())) job.dependency = std::move(*dependency);
+  job.arrayJobId = wire.array_job_id();
+  if (wire.has_array_task_id()) job.arrayTaskId = wire.array_task_id();
+  if (!wire.array_pending().empty()) {
+    // Written by TaskSet::format; indexes are below MaxArraySize's bound.
+    if (auto pending = TaskSet::parse(wire.array_pending(), 4000001)) job.arrayPending = std::move(*pending);
+  }
+  job.arrayThrottle = wire.array_throttle();
   if (wire.reason_code() > 0 && wire.reason_code() <= static_cast<int>(core::kLastJobReason)) {
     job.reason = static_cast<JobReason>(wire.reason_code());
     job.reasonDetail = wire.reason_detail();

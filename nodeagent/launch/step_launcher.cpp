@@ -35,7 +35,10 @@ json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options, con
       {"gid", r.gid()},
       {"user", r.user()},
       {"work_dir", r.work_dir().empty() ? "/" : r.work_dir()},
-      {"stdout", r.stdout_pattern().empty() ? "slurm-%j.out" : r.stdout_pattern()},
+      // Slurm's default names: an array's tasks each get their own file.
+      {"stdout", !r.stdout_pattern().empty() ? r.stdout_pattern()
+                 : r.array_job_id() != 0     ? "slurm-%A_%a.out"
+                                             : "slurm-%j.out"},
       {"stderr", r.stderr_pattern()},
       {"open_append", r.open_append()},
       {"stdin", r.stdin_path().empty() ? "/dev/null" : r.stdin_path()},
@@ -57,6 +60,10 @@ json specFor(const v1::LaunchStepRequest& r, const LauncherOptions& options, con
       {"submit_dir", r.submit_dir()},
       {"host_root", options.hostRoot},
   };
+  if (r.array_job_id() != 0) {
+    spec["array_job_id"] = r.array_job_id();
+    if (r.has_array_task_id()) spec["array_task_id"] = r.array_task_id();
+  }
   if (r.step_id() == "batch") {
     spec["script"] = r.script();
     spec["script_dir"] = scriptDir.string();

@@ -6,6 +6,9 @@ namespace gantry::stepd {
 
 namespace {
 
+// What Slurm writes for %a outside an array (its NO_VAL).
+constexpr int64_t kNotInArray = 4294967294;
+
 // Slurm's "%4t": digits after the % pad a number with zeros.
 std::string padded(const std::string& digits, size_t width) {
   return digits.size() >= width ? digits : std::string(width - digits.size(), '0') + digits;
@@ -32,9 +35,15 @@ std::string expandOutputPattern(const std::string& pattern, const OutputPatternV
     const char code = pattern[++i];
     const std::string job = std::to_string(values.job_id);
     switch (code) {
-      // Without arrays (yet) %A, the array's job id, is the job's own.
-      case 'j':
-      case 'A': out += padded(job, width); break;
+      case 'j': out += padded(job, width); break;
+      // Outside an array, as in Slurm: the job's own id, and NO_VAL - 1.
+      case 'A': out += padded(values.array_job_id != 0 ? std::to_string(values.array_job_id) : job, width); break;
+      case 'a':
+        out += padded(std::to_string(values.array_task_id >= 0 ? values.array_task_id : kNotInArray), width);
+        break;
+      case 'b':  // the task index modulo 10
+        out += padded(std::to_string((values.array_task_id >= 0 ? values.array_task_id : kNotInArray) % 10), width);
+        break;
       // job.step, except for the batch step, which is the job alone.
       case 'J':
         out += padded(job, width);

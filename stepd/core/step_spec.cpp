@@ -147,6 +147,8 @@ Result<StepSpec> parseObject(const json& doc) {
   if (auto it = doc.find("switch_stepinfo"); it != doc.end() && !it->is_null())
     spec.switch_stepinfo = readAs<std::string>(*it, "switch_stepinfo");
   readOptional(doc, "switch_sluid", spec.switch_sluid);
+  readOptional(doc, "array_job_id", spec.array_job_id);
+  readOptional(doc, "array_task_id", spec.array_task_id);
   readOptional(doc, "host_root", spec.host_root);
   if (spec.tasks_on_node < 1) return Error{"spec.json: key \"tasks_on_node\" must be at least 1"};
   if (auto it = doc.find("gpus"); it != doc.end() && !it->is_null()) {

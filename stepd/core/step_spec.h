@@ -164,6 +164,10 @@ struct StepSpec {
   bool switch_managed = false;
   std::optional<std::string> switch_stepinfo;
   std::string switch_sluid;
+  // A task of a job array: the array's job id and the task's index (%A
+  // and %a in output names); 0 and -1 otherwise.
+  uint64_t array_job_id = 0;
+  int64_t array_task_id = -1;
 
   bool isBatch() const { return step_id == "batch"; }
   // The extern step without a command runs no task: it only holds the

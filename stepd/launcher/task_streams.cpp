@@ -9,7 +9,8 @@ namespace {
 
 OutputPatternValues patternValues(const StepSpec& spec, int task_id) {
   return {.job_id = spec.job_id, .user = spec.user, .job_name = spec.job_name, .node_name = spec.node_name,
-          .step_id = spec.step_id, .task_id = task_id, .node_id = spec.node_id, .work_dir = spec.work_dir};
+          .step_id = spec.step_id, .task_id = task_id, .node_id = spec.node_id, .work_dir = spec.work_dir,
+          .array_job_id = spec.array_job_id, .array_task_id = spec.array_task_id};
 }
 
 // Opens one output name for a task, reusing the shared file when the name

@@ -272,7 +272,7 @@ std::map<std::string, Handler> handlers() {
   auto jobAction = [](JobAction action) {
     return checked<v1::JobActionRequest, Ok>(
         [action](Core& c, v1::JobActionRequest r, const auth::Identity& who, auto reply) {
-          c.core->jobAction(action, r.job_id(), who, reply);
+          c.core->jobAction(action, r.job_id(), r.array_tasks(), who, reply);
         },
         [] {
           return serialized<v1::JobActionRequest>({[](auto& r) { r.set_job_id(1); }, [](auto& r) { r.set_job_id(2); },

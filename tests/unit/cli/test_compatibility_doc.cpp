@@ -211,7 +211,8 @@ TEST_CASE("the generated tables list what the commands take", "[cli][docs]") {
   auto tables = generatedTables();
   CHECK_THAT(tables["squeue options"](), Catch::Contains("| `-t, --states=state(s)` | supported |"));
   CHECK_THAT(tables["scancel options"](), Catch::Contains("`-s, --signal=name\\|number`"));
-  CHECK_THAT(tables["squeue columns"](), Catch::Contains("| `%i` | `jobid` | JOBID |"));
+  CHECK_THAT(tables["squeue columns"](), Catch::Contains("| `%i` | `jobarrayid` | JOBID |"));
+  CHECK_THAT(tables["squeue columns"](), Catch::Contains("| `%A` | `jobid` | JOBID |"));
   CHECK_THAT(tables["squeue columns"](), Catch::Contains("| `%r` | `reason` | REASON |"));
   CHECK_THAT(tables["sacct fields"](), Catch::Contains("`MaxRSS`"));
   CHECK_THAT(tables["sacctmgr event fields"](), Catch::Contains("`TimeStart (Start)`"));

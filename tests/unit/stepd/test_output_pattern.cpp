@@ -27,7 +27,7 @@ TEST_CASE("output patterns take Slurm's job.step, node index, array id and zero 
   const Row rows[] = {
       {"%J is job.step", "o.%J", "/d/o.913.4"},
       {"%n is the node's index in the step", "o.%n", "/d/o.2"},
-      {"%A is the job id while there are no arrays", "o.%A", "/d/o.913"},
+      {"%A is the job id outside an array", "o.%A", "/d/o.913"},
       {"digits pad numbers with zeros", "o.%5j.%3t.%2n", "/d/o.00913.012.02"},
       {"padding never cuts", "o.%1j", "/d/o.913"},
       {"an unknown code stays as written, digits too", "o.%4q", "/d/o.%4q"},
@@ -55,4 +55,15 @@ TEST_CASE("the job SLUID is stable and cluster specific", "[stepd][sluid]") {
   CHECK(a == jobSluid("gantry", 12));
   CHECK(a != jobSluid("gantry", 13));
   CHECK(a != jobSluid("other", 12));
+}
+
+TEST_CASE("output pattern: %A, %a and %b name the array and the task, as Slurm does outside one", "[stepd][pattern]") {
+  OutputPatternValues task{.job_id = 511, .user = "u", .job_name = "sweep", .node_name = "g2", .step_id = "batch",
+                           .task_id = 0, .node_id = 0, .work_dir = "/w", .array_job_id = 498, .array_task_id = 37};
+  CHECK(expandOutputPattern("r-%A_%a-%b.%j", task) == "/w/r-498_37-7.511");
+  CHECK(expandOutputPattern("%5a", task) == "/w/00037");
+  OutputPatternValues plain = task;
+  plain.array_job_id = 0;
+  plain.array_task_id = -1;
+  CHECK(expandOutputPattern("%A_%a", plain) == "/w/511_4294967294");
 }

@@ -274,16 +274,16 @@ TEST_CASE("suspend and resume are for administrators and keep the job's resource
   auto user = auth::Identity{.uid = 1000, .gid = 1000, .user = "u1000"};
   auto root = auth::Identity{.uid = 0, .gid = 0, .user = "root"};
   auto refused = h.await<Ok>([&](auto reply) {
-    h.core->jobAction(core::ControllerCore::JobAction::Suspend, *id, user, reply);
+    h.core->jobAction(core::ControllerCore::JobAction::Suspend, *id, "", user, reply);
   });
   CHECK_FALSE(refused.ok());
   REQUIRE(h.await<Ok>([&](auto reply) {
-            h.core->jobAction(core::ControllerCore::JobAction::Suspend, *id, root, reply);
+            h.core->jobAction(core::ControllerCore::JobAction::Suspend, *id, "", root, reply);
           }).ok());
   CHECK(h.job(*id).state() == v1::SUSPENDED);
   CHECK(h.agents.suspended == std::vector<uint64_t>{*id});
   REQUIRE(h.await<Ok>([&](auto reply) {
-            h.core->jobAction(core::ControllerCore::JobAction::Resume, *id, root, reply);
+            h.core->jobAction(core::ControllerCore::JobAction::Resume, *id, "", root, reply);
           }).ok());
   CHECK(h.job(*id).state() == v1::RUNNING);
 }
@@ -449,7 +449,7 @@ TEST_CASE("a stored job that a new configuration refuses waits with the reason")
   REQUIRE(h.await<Ok>([&](auto reply) { h.core->reconfigure(fresh->conf, reply); }).ok());
   auto root = auth::Identity{.uid = 0, .gid = 0, .user = "root"};
   REQUIRE(h.await<Ok>([&](auto reply) {
-            h.core->jobAction(core::ControllerCore::JobAction::Release, *id, root, reply);
+            h.core->jobAction(core::ControllerCore::JobAction::Release, *id, "", root, reply);
           }).ok());
   h.settle();
   v1::Job job = h.job(*id);

@@ -224,7 +224,7 @@ TEST_CASE("gang: an administrator's suspension is never undone by the timeslicer
   uint64_t b = h.submitted(job(4));
   auto admin = auth::Identity{.uid = 0, .gid = 0, .user = "root"};
   auto act = [&](core::ControllerCore::JobAction action, uint64_t id) {
-    return h.await<Ok>([&](auto reply) { h.core->jobAction(action, id, admin, reply); });
+    return h.await<Ok>([&](auto reply) { h.core->jobAction(action, id, "", admin, reply); });
   };
   REQUIRE(act(core::ControllerCore::JobAction::Suspend, a).ok());
   h.settle();
@@ -250,14 +250,14 @@ TEST_CASE("gang: an administrator may suspend a job the timeslicer suspended; it
   uint64_t a = h.submitted(job(4));
   uint64_t b = h.submitted(job(4));
   auto admin = auth::Identity{.uid = 0, .gid = 0, .user = "root"};
-  REQUIRE(h.await<Ok>([&](auto reply) { h.core->jobAction(core::ControllerCore::JobAction::Suspend, b, admin, reply); }).ok());
+  REQUIRE(h.await<Ok>([&](auto reply) { h.core->jobAction(core::ControllerCore::JobAction::Suspend, b, "", admin, reply); }).ok());
   for (int slice = 0; slice < 2; ++slice) {
     h.slice();
     CHECK(h.states({a, b}) == "RS");
   }
   CHECK(h.batchLaunchesOf(b) == 0);
   // Resumed, it takes its turn, and starts then.
-  REQUIRE(h.await<Ok>([&](auto reply) { h.core->jobAction(core::ControllerCore::JobAction::Resume, b, admin, reply); }).ok());
+  REQUIRE(h.await<Ok>([&](auto reply) { h.core->jobAction(core::ControllerCore::JobAction::Resume, b, "", admin, reply); }).ok());
   h.slice();
   CHECK(h.states({a, b}) == "SR");
   CHECK(h.batchLaunchesOf(b) == 1);

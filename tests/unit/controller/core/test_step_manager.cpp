@@ -51,7 +51,7 @@ struct Harness : testing::CoreHarness {
   }
 
   Result<Ok> jobAction(core::ControllerCore::JobAction action, uint64_t jobId) {
-    return await<Ok>([&](auto reply) { core->jobAction(action, jobId, kRoot, reply); });
+    return await<Ok>([&](auto reply) { core->jobAction(action, jobId, "", kRoot, reply); });
   }
 
   Result<v1::CompleteAllocationResponse> release(uint64_t jobId, int exitCode, const auth::Identity& caller) {
