@@ -85,6 +85,30 @@ TEST_CASE("a wide job's planned start is kept: a long small job waits as Priorit
   CHECK(h.job(tooLong).reason() == "Resources");
 }
 
+TEST_CASE("a waiting job's listing carries its planned start and nodes (squeue --start); a start clears them") {
+  Harness h(backfillConf("", true));
+  h.registerNodes({"n1", "n2", "n3"});
+  uint64_t a = h.submit(job(4, 25));
+  uint64_t b = h.submit(job(4, 40));
+  uint64_t c = h.submit(job(4, 90));
+  uint64_t pair = h.submit(job(4, 30, 2));  // two whole nodes: a's and b's, once b ends
+  v1::Job waiting = h.job(pair);
+  const int64_t now = toUnixSeconds(h.clock.now());
+  CHECK(waiting.planned_start() == now + 40 * 60);
+  CHECK(waiting.planned_nodes() == "n[1-2]");
+  uint64_t allThree = h.submit(job(4, 0, 3));  // behind c's 90 minutes: planned too, later
+  CHECK(h.job(allThree).planned_start() == now + 90 * 60);
+  CHECK(h.job(allThree).planned_nodes() == "n[1-3]");
+  h.complete(a);
+  h.complete(b);
+  h.settle();
+  v1::Job started = h.job(pair);
+  CHECK(started.state() == v1::RUNNING);
+  CHECK(started.planned_start() == 0);
+  CHECK(started.planned_nodes().empty());
+  h.finish(c);
+}
+
 TEST_CASE("jobs that need none of the planned nodes start at once") {
   Harness h(backfillConf("", true));
   h.registerNodes({"n1", "n2", "n3"});
