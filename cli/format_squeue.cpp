@@ -32,7 +32,13 @@ std::string timeLimit(const Job& job) {
 
 std::string orNull(const std::string& text) { return text.empty() ? "(null)" : text; }
 
-std::string priorityFraction(int32_t priority) {
+// The priority the scheduler orders by (priority/multifactor's), else the
+// one an administrator set.
+uint32_t shownPriority(const Job& job) {
+  return job.priority() != 0 ? job.priority() : static_cast<uint32_t>(job.spec().priority());
+}
+
+std::string priorityFraction(uint32_t priority) {
   char text[32];
   std::snprintf(text, sizeof text, "%16.14f",
                 static_cast<double>(static_cast<uint32_t>(priority)) / static_cast<double>(UINT32_MAX));
@@ -92,9 +98,9 @@ const std::vector<JobField>& jobFields() {
       {"E", "dependency", "DEPENDENCY", [](const Job& j, int64_t) { return orNull(j.dependency()); }},
       // Slurm writes the priority as a fraction of the largest uint32 in
       // "-O priority" and as the number itself in "%Q" / prioritylong.
-      {"p", "priority", "PRIORITY", [](const Job& j, int64_t) { return priorityFraction(j.spec().priority()); }},
-      {"Q", "prioritylong", "PRIORITY",
-       [](const Job& j, int64_t) { return std::to_string(static_cast<uint32_t>(j.spec().priority())); }},
+      {"p", "priority", "PRIORITY", [](const Job& j, int64_t) { return priorityFraction(shownPriority(j)); }},
+      {"Q", "prioritylong", "PRIORITY", [](const Job& j, int64_t) { return std::to_string(shownPriority(j)); }},
+      {"y", "nice", "NICE", [](const Job& j, int64_t) { return std::to_string(j.spec().nice()); }},
       // The nodes the backfill plans to start a pending job on (squeue --start).
       {"Y", "schednodes", "SCHEDNODES", [](const Job& j, int64_t) { return orNull(j.planned_nodes()); }},
       {"", "tres-alloc", "TRES_ALLOC",

@@ -214,6 +214,16 @@ void declareSbatchOptions(CLI::App& app, SbatchOptions& target, const std::strin
         target.origin["exclusive"] = *currentOrigin;
       })
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  // --nice alone is --nice=100, as in Slurm; a negative value is for
+  // root and SlurmUser (the controller checks).
+  static const std::string niceHelp = "lower the job's priority by N (default 100; below 0 only for root and SlurmUser)";
+  app.add_flag("--nice{100}", niceHelp)
+      ->type_name("[=N]")
+      ->each([&target, currentOrigin](const std::string& value) {
+        target.nice = value;
+        target.origin["nice"] = *currentOrigin;
+      })
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_flag_callback(
       "--requeue",
       [&target, currentOrigin] {

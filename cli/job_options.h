@@ -43,6 +43,7 @@ struct SbatchOptions {
   std::optional<std::string> tresBind, distribution, signal, openMode;
   std::optional<std::string> dependency, begin;
   std::optional<std::string> array;  // -a/--array as typed (sbatch)
+  std::optional<std::string> nice;   // --nice[=N]: "100" when bare
   bool overcommit = false;  // -O/--overcommit
   bool contiguous = false;  // --contiguous
   bool getUserEnv = false;  // --get-user-env (sbatch)

@@ -17,6 +17,7 @@ const std::map<std::string, Entry>& subcommandTable() {
       {"scontrol", gantry::cli::runScontrol},
       {"srun", gantry::cli::runSrun},       {"salloc", gantry::cli::runSalloc},
       {"sacct", gantry::cli::runSacct},     {"sacctmgr", gantry::cli::runSacctmgr},
+      {"sprio", gantry::cli::runSprio},     {"sshare", gantry::cli::runSshare},
       {"api", gantry::cli::runApi},
   };
   return table;

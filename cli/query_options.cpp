@@ -64,6 +64,29 @@ void declareScancelOptions(CLI::App& app, ScancelOptions& options) {
   addConfDirOption(app, options.confDir);
 }
 
+void declareSprioOptions(CLI::App& app, SprioOptions& options) {
+  declareHelpFlags(app, options.help);
+  app.add_flag("-h,--noheader", options.noHeader, "print no header line");
+  app.add_option("-j,--jobs", options.jobs, "only these jobs (comma-separated ids)")->type_name("job(s)");
+  app.add_option("-u,--user", options.users, "only these users' jobs, with a USER column")->type_name("user(s)");
+  app.add_option("-p,--partition", options.partitions, "only jobs of these partitions")->type_name("partition(s)");
+  app.add_flag("-l,--long", options.longList, "every factor's column");
+  app.add_flag("-n,--norm", options.normalized, "the factors before weighting (0 to 1)");
+  app.add_flag("-w,--weights", options.weights, "the site's PriorityWeight* values");
+  app.add_option("-o,--format", options.format, "format string of %codes")->type_name("format");
+  addConfDirOption(app, options.confDir);
+}
+
+void declareSshareOptions(CLI::App& app, SshareOptions& options) {
+  declareHelpFlags(app, options.help);
+  app.add_flag("-a,--all", options.all, "every user (without -a or -u: yourself)");
+  app.add_option("-u,--users", options.users, "only these users (comma-separated)")->type_name("user_list");
+  app.add_flag("-n,--noheader", options.noHeader, "print no header lines");
+  app.add_flag("-P,--parsable", options.parsable, "fields separated by '|', with a trailing '|'");
+  app.add_flag("--parsable2", options.parsable2, "fields separated by '|', without a trailing '|'");
+  addConfDirOption(app, options.confDir);
+}
+
 void declareScontrolOptions(CLI::App& app, ScontrolOptions& options) {
   declareHelpFlags(app, options.help, "-h,--help");
   app.add_option("command", options.words,

@@ -68,4 +68,18 @@ struct SacctmgrOptions {
 };
 void declareSacctmgrOptions(CLI::App& app, SacctmgrOptions& options);
 
+struct SprioOptions {
+  bool noHeader = false, longList = false, normalized = false, weights = false;
+  std::string jobs, users, partitions, format, confDir;
+  HelpRequest help;
+};
+void declareSprioOptions(CLI::App& app, SprioOptions& options);
+
+struct SshareOptions {
+  bool all = false, noHeader = false, parsable = false, parsable2 = false;
+  std::string users, confDir;
+  HelpRequest help;
+};
+void declareSshareOptions(CLI::App& app, SshareOptions& options);
+
 }  // namespace gantry::cli

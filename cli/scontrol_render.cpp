@@ -178,7 +178,9 @@ std::string renderJob(const gantry::v1::Job& job, const RenderOptions& options) 
   r.add("UserId", idWithName(job.user(), job.uid()))
       .add("GroupId", group + "(" + std::to_string(job.gid()) + ")")
       .next();
-  r.add("Priority", std::to_string(spec.priority())).next();
+  r.add("Priority", std::to_string(job.priority() != 0 ? job.priority() : static_cast<uint32_t>(spec.priority())))
+      .add("Nice", std::to_string(spec.nice()))
+      .next();
   r.add("JobState", jobStateName(job))
       .add("Reason", jobReason(job))
       .add("Dependency", orNull(job.dependency()))

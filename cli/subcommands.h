@@ -19,6 +19,8 @@ int runScontrol(const std::vector<std::string>& args);
 int runSrun(const std::vector<std::string>& args);
 int runSalloc(const std::vector<std::string>& args);
 int runSacct(const std::vector<std::string>& args);
+int runSprio(const std::vector<std::string>& args);
+int runSshare(const std::vector<std::string>& args);
 // Only `sacctmgr show event`; every other command is refused.
 int runSacctmgr(const std::vector<std::string>& args);
 // gantry api POST /tres/ (no Slurm command name; only as `gantry api`).

@@ -1,5 +1,7 @@
 #include "common/config/gantry_conf.h"
 
+#include "common/config/billing_weights.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -362,6 +364,13 @@ class Interpreter {
       overSubscribe(pair.value, part, fail);
     } else if (key == "preemptmode") {
       part.preemptMode = pair.value;
+    } else if (key == "priorityjobfactor") {
+      auto value = parseUint(pair.value, 65533);
+      if (!value) fail("expected an integer from 0 to 65533");
+      else part.priorityJobFactor = static_cast<uint32_t>(value.value());
+    } else if (key == "tresbillingweights") {
+      if (auto weights = parseBillingWeights(pair.value); !weights) fail(weights.error());
+      else part.tresBillingWeights = pair.value;
     } else if (key == "prioritytier") {
       auto value = parseUint(pair.value, 65533);
       if (!value) fail("expected an integer from 0 to 65533");
@@ -414,8 +423,8 @@ class Interpreter {
     static const std::unordered_set<std::string> kIgnored = {
         "allowaccounts", "allowgroups", "allowqos", "allocnodes", "alternate", "cpubind", "defmempercpu",
         "defmempernode", "denyaccounts", "denyqos", "disablerootjobs", "exclusiveuser", "gracetime", "hidden",
-        "lln", "maxcpuspernode", "maxmempercpu", "maxmempernode", "minnodes", "priorityjobfactor", "qos",
-        "reqresv", "rootonly", "selecttypeparameters", "tresbillingweights"};
+        "lln", "maxcpuspernode", "maxmempercpu", "maxmempernode", "minnodes", "qos",
+        "reqresv", "rootonly", "selecttypeparameters"};
     return kIgnored.count(key) > 0;
   }
 

@@ -68,6 +68,12 @@ struct PartitionConf {
   }
   std::string preemptMode;
   int priorityTier = 1;
+  // priority/multifactor: this partition's share of PriorityWeightPartition
+  // (its PriorityJobFactor over the largest of all partitions), and the
+  // weights that turn a job's TRES into billing units for fair share
+  // ("CPU=1.0,Mem=0.25G,GRES/gpu=2.0"; empty: CPUs).
+  uint32_t priorityJobFactor = 1;
+  std::string tresBillingWeights;
   std::string state = "UP";  // UP, DOWN, DRAIN, INACTIVE
   std::string sourceFile;
   int sourceLine = 0;
@@ -106,6 +112,15 @@ struct GantryConf {
   // MaxArraySize: every --array index must be below it (Slurm's default
   // and upper bound).
   int maxArraySize = 1001;
+  // PriorityType and priority/multifactor's settings (controller/core/priority.h).
+  std::string priorityType = "priority/basic";
+  uint32_t priorityWeightAge = 0, priorityWeightFairshare = 0, priorityWeightJobSize = 0,
+           priorityWeightPartition = 0, priorityWeightQos = 0;
+  int64_t priorityMaxAgeSeconds = 7 * 86400;
+  int64_t priorityDecayHalfLifeSeconds = 7 * 86400;  // 0: usage never decays
+  std::string priorityUsageResetPeriod = "NONE";      // NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY, YEARLY
+  bool priorityFavorSmall = false;
+  int64_t priorityCalcPeriodSeconds = 300;
   // MinJobAge: seconds an ended job stays in the controller's memory (and
   // listed) before only the store has it; 0 keeps ended jobs for good.
   int64_t minJobAgeSeconds = 300;

@@ -33,6 +33,26 @@ void setSeconds(KeyContext& c, int64_t& field) {
   field = static_cast<int64_t>(value.value());
 }
 
+void setWeight(KeyContext& c, uint32_t& field) {
+  auto value = parseUint(c.pair.value, UINT32_MAX);
+  if (!value) {
+    c.error("expected an integer from 0 to " + std::to_string(UINT32_MAX));
+    return;
+  }
+  field = static_cast<uint32_t>(value.value());
+}
+
+// A Slurm duration (minutes, D-H, D-H:M, ...) kept in seconds; INFINITE
+// is refused: these periods must end.
+void setDuration(KeyContext& c, int64_t& seconds) {
+  auto minutes = parseTimeMinutes(c.pair.value);
+  if (!minutes || minutes.value() < 0) {
+    c.error(minutes ? "must be a finite time" : minutes.error());
+    return;
+  }
+  seconds = minutes.value() * 60;
+}
+
 void setBool(KeyContext& c, bool& field) {
   auto value = parseBool(c.pair.value);
   if (!value) {
@@ -354,6 +374,33 @@ const std::unordered_map<std::string, Apply>& keyTable() {
       {"jobrequeue", [](KeyContext& c) { setBool(c, c.conf.jobRequeue); }},
       {"maxjobcount", [](KeyContext& c) { setInt(c, c.conf.maxJobCount, 1, 100000000); }},
       {"maxarraysize", [](KeyContext& c) { setInt(c, c.conf.maxArraySize, 0, 4000001); }},
+      {"prioritytype",
+       [](KeyContext& c) { setPlugin(c, c.conf.priorityType, {"priority/basic", "priority/multifactor"}); }},
+      {"priorityweightage", [](KeyContext& c) { setWeight(c, c.conf.priorityWeightAge); }},
+      {"priorityweightfairshare", [](KeyContext& c) { setWeight(c, c.conf.priorityWeightFairshare); }},
+      {"priorityweightjobsize", [](KeyContext& c) { setWeight(c, c.conf.priorityWeightJobSize); }},
+      {"priorityweightpartition", [](KeyContext& c) { setWeight(c, c.conf.priorityWeightPartition); }},
+      {"priorityweightqos", [](KeyContext& c) { setWeight(c, c.conf.priorityWeightQos); }},
+      {"prioritymaxage", [](KeyContext& c) { setDuration(c, c.conf.priorityMaxAgeSeconds); }},
+      {"prioritydecayhalflife", [](KeyContext& c) { setDuration(c, c.conf.priorityDecayHalfLifeSeconds); }},
+      {"prioritycalcperiod",
+       [](KeyContext& c) {
+         setDuration(c, c.conf.priorityCalcPeriodSeconds);
+         if (c.conf.priorityCalcPeriodSeconds <= 0) c.error("must be at least one minute");
+       }},
+      {"priorityfavorsmall", [](KeyContext& c) { setBool(c, c.conf.priorityFavorSmall); }},
+      {"priorityusageresetperiod",
+       [](KeyContext& c) {
+         static const std::vector<std::string> kPeriods = {"NONE",    "NOW",       "DAILY", "WEEKLY",
+                                                            "MONTHLY", "QUARTERLY", "YEARLY"};
+         std::string value = c.pair.value;
+         for (char& ch : value) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+         if (std::find(kPeriods.begin(), kPeriods.end(), value) == kPeriods.end()) {
+           c.error("must be one of " + join(kPeriods, ", "));
+           return;
+         }
+         c.conf.priorityUsageResetPeriod = value;
+       }},
       {"minjobage", [](KeyContext& c) { setSeconds(c, c.conf.minJobAgeSeconds); }},
       {"slurmdparameters", setSlurmdParameters},
       {"selecttype",
@@ -423,9 +470,7 @@ bool isIgnoredGlobalKey(std::string_view lowerKey) {
       "inactivelimit", "jobcomphost", "jobcomploc", "jobcomppass", "jobcomptype", "jobcompuser",
       "jobsubmitplugins", "killonbadexit", "killwait", "launchparameters", "licenses", "logtimeformat", "mailprog",
       "maxstepcount", "maxtaskspernode", "mcsplugin", "messagetimeout", "mpidefault",
-      "mpiparams", "overtimelimit", "plugindir", "priorityweightage", "priorityweightfairshare",
-      "priorityweightjobsize", "priorityweightpartition", "priorityweightqos", "prioritydecayhalflife",
-      "prioritymaxage", "prioritytype", "prologflags", "propagateresourcelimits",
+      "mpiparams", "overtimelimit", "plugindir", "prologflags", "propagateresourcelimits",
       "propagateresourcelimitsexcept", "resumeprogram", "resumetimeout", "returntoservice", "schedulerrootfilter",
       "slurmctldsyslogdebug", "slurmctldtimeout", "slurmdsyslogdebug", "slurmschedlogfile", "slurmschedloglevel",
       "srunportrange", "suspendprogram", "suspendtime", "suspendtimeout", "switchparameters", "taskepilog",

@@ -136,6 +136,7 @@ Status ControllerCore::start() {
   // still waiting from before the restart.
   if (accountingJournal_) accountingJournal_->recover(snapshot->accountingJournal);
   recover(*snapshot);
+  startUsageLedger(snapshot->usageLedger);
   startAccounting();
   recoverSwitchRecords();
   armSwitchCheck();
@@ -146,6 +147,7 @@ Status ControllerCore::start() {
   rebuildGangs();
   armTick();
   armSlice();
+  armPriorityCalc();
   requestSchedule();
   return okStatus();
 }
@@ -236,6 +238,7 @@ void ControllerCore::stop(std::function<void()> stopped) {
     if (switchCheckTimer_ != 0) timers_->cancel(switchCheckTimer_);
     timers_->cancel(tickTimer_);
     if (sliceTimer_ != 0) timers_->cancel(sliceTimer_);
+    if (priorityTimer_ != 0) timers_->cancel(priorityTimer_);
     if (stopped) stopped();
   });
 }

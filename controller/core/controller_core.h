@@ -28,6 +28,8 @@
 #include "controller/accounting/accounting_store.h"
 #include "controller/core/accounting_journal.h"
 #include "controller/core/agent_gateway.h"
+#include "controller/core/fair_share.h"
+#include "controller/core/priority.h"
 #include "controller/core/core_state.h"
 #include "controller/core/effects.h"
 #include "controller/core/lifecycle.h"
@@ -125,6 +127,8 @@ class ControllerCore {
   // scontrol update JobId=: checked by job_update_rules.h, then (for a new
   // partition or node count) as a submission is; answered once stored.
   void updateJob(v1::UpdateJobRequest request, auth::Identity caller, Reply<Ok> reply);
+  // sshare: each user's shares, usage and fair-share factor (priorities.cpp).
+  void listShares(v1::ListSharesRequest request, auth::Identity caller, Reply<v1::ListSharesResponse> reply);
 
   // Agent API.
   void registerNode(v1::RegisterRequest request, Reply<v1::RegisterResponse> reply);
@@ -236,6 +240,18 @@ class ControllerCore {
   };
   Result<CheckedUpdate> checkedUpdate(const JobRecord& job, const v1::UpdateJobRequest& request,
                                       const auth::Identity& caller) const;
+  // Priorities (priorities.cpp). Every PriorityCalcPeriod the running
+  // jobs' use since the last time is charged to their owners and the
+  // ledger decayed and stored.
+  void startUsageLedger(const std::string& stored);
+  void armPriorityCalc();
+  void chargeUsage();
+  // The fair share of every user with usage or jobs the controller keeps.
+  std::map<std::string, UsageLedger::Share> currentShares() const;
+  // What the scheduler orders a pending job by: its admin-set priority,
+  // else priority/multifactor's (parts filled when asked), else 0.
+  uint32_t effectivePriority(const JobRecord& job, int64_t now, const std::map<std::string, UsageLedger::Share>& shares,
+                             PriorityParts* parts = nullptr) const;
   // How many of the array's tasks hold resources now (for its throttle).
   int activeArrayTasks(uint64_t arrayJobId) const;
   // The selection share group a job's allocation belongs to under the
@@ -387,6 +403,9 @@ class ControllerCore {
   bool scheduleRequested_ = false;
   bool stopped_ = false;
   int64_t startTime_ = 0;
+  UsageLedger usage_;
+  std::map<uint64_t, int64_t> chargedRunSeconds_;  // by job: run seconds already charged to its owner
+  TimerQueue::TimerId priorityTimer_ = 0;
 };
 
 }  // namespace gantry::core

@@ -11,6 +11,12 @@
 #include "controller/core/partition_fit.h"
 
 namespace gantry::core {
+namespace {
+
+// Slurm's bound on --nice (NICE_OFFSET - 3).
+constexpr int32_t kLargestNice = 2147483645;
+
+}  // namespace
 
 using detail::cpusOf;
 using detail::kNotAvailable;
@@ -108,6 +114,16 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
     if (spec.priority() != 0 && !isAdministrator(caller)) {
       return reply(Error{ErrorCode::Denied, "Access/permission denied: only root and SlurmUser may set a job's "
                                             "priority (spec.priority)"});
+    }
+    // As in Slurm: anyone may lower their job's priority, only an
+    // administrator raise it.
+    if (spec.nice() < 0 && !isAdministrator(caller)) {
+      return reply(Error{ErrorCode::Denied, "Access/permission denied: only root and SlurmUser may set a negative "
+                                            "--nice"});
+    }
+    if (spec.nice() < -kLargestNice || spec.nice() > kLargestNice) {
+      return reply(Error{ErrorCode::Invalid, "Invalid --nice value: " + std::to_string(spec.nice()) +
+                                                 " (the limit is +/-" + std::to_string(kLargestNice) + ")"});
     }
     if (spec.script().size() > conf_.maxScriptSizeBytes) {
       return reply(Error{ErrorCode::Invalid, "Batch script is too large: " + std::to_string(spec.script().size()) +

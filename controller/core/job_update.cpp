@@ -16,6 +16,7 @@ v1::JobSpec updatedSpec(v1::JobSpec spec, const v1::UpdateJobRequest& request) {
   if (request.has_name()) spec.set_name(request.name());
   if (request.has_comment()) spec.set_comment(request.comment());
   if (request.has_priority()) spec.set_priority(request.priority());
+  if (request.has_nice()) spec.set_nice(request.nice());
   if (request.has_partition()) spec.set_partition(request.partition());
   // Later steps follow a new binding; running ones keep theirs.
   if (request.has_tres_bind()) spec.set_tres_bind(request.tres_bind());

@@ -55,6 +55,9 @@ void ControllerCore::listJobs(v1::ListJobsRequest request, auth::Identity caller
     uint32_t limit = request.page_size() == 0 ? kDefaultJobPage : std::min(request.page_size(), kLargestJobPage);
     views::JobDetail detail = views::kListingDetail;
     detail.steps = request.include_steps();
+    const PriorityWeights weights = priorityWeightsOf(conf_);
+    const int64_t t = now();
+    const auto shares = weights.multifactor ? currentShares() : std::map<std::string, UsageLedger::Share>{};
     for (auto it = state_.jobs.upper_bound(request.after_job_id()); it != state_.jobs.end(); ++it) {
       const auto& [id, job] = *it;
       if (!ids.empty() && ids.count(id) == 0) continue;
@@ -72,6 +75,24 @@ void ControllerCore::listJobs(v1::ListJobsRequest request, auth::Identity caller
       v1::Job& wire = *response.add_jobs();
       wire = views::jobToWire(job, state_.cluster, detail);
       wire.set_sluid(std::move(sluid));
+      PriorityParts parts;
+      wire.set_priority(job.state == JobState::Pending || job.spec.priority() != 0
+                            ? effectivePriority(job, t, shares, &parts)
+                            : 0);
+      if (request.include_priority() && weights.multifactor && job.state == JobState::Pending) {
+        v1::PriorityFactors* factors = wire.mutable_priority_factors();
+        factors->set_age(parts.age * weights.age);
+        factors->set_fairshare(parts.fairshare * weights.fairshare);
+        factors->set_job_size(parts.jobSize * weights.jobSize);
+        factors->set_partition(parts.partition * weights.partition);
+        factors->set_nice(parts.nice);
+        v1::PriorityFactors* normalized = factors->mutable_normalized();
+        normalized->set_age(parts.age);
+        normalized->set_fairshare(parts.fairshare);
+        normalized->set_job_size(parts.jobSize);
+        normalized->set_partition(parts.partition);
+        normalized->set_nice(parts.nice);
+      }
       if (request.include_tres()) {
         // In Slurm's TRES id order, as scontrol show job and squeue write it.
         wire.set_req_tres(tresTextInIdOrder(requestedTres(job.spec)));

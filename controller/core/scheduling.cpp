@@ -156,9 +156,17 @@ void ControllerCore::schedule() {
     if (job.network && job.network->setup != interconnect::SetupPhase::None) continue;
     pending.push_back(&job);
   }
-  std::stable_sort(pending.begin(), pending.end(), [](const JobRecord* a, const JobRecord* b) {
-    return a->spec.priority() > b->spec.priority();
-  });
+  // Highest priority first (priorities.cpp), then submission order.
+  {
+    const auto shares = priorityWeightsOf(conf_).multifactor ? currentShares()
+                                                               : std::map<std::string, UsageLedger::Share>{};
+    std::vector<std::pair<uint32_t, JobRecord*>> ordered;
+    ordered.reserve(pending.size());
+    for (JobRecord* job : pending) ordered.emplace_back(effectivePriority(*job, t, shares), job);
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (size_t i = 0; i < ordered.size(); ++i) pending[i] = ordered[i].second;
+  }
   // Per partition, its nodes with drains, to tell a job that waits for them.
   std::map<const select::PartitionView*, std::vector<std::string>> degradedByView;
   DependencyGate gate(state_, t, conf_.killInvalidDepend);

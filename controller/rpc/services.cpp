@@ -92,6 +92,18 @@ grpc::Status ControllerService::ListNodes(grpc::ServerContext* context, const v1
                                       response);
 }
 
+grpc::Status ControllerService::ListShares(grpc::ServerContext* context, const v1::ListSharesRequest* request,
+                                           v1::ListSharesResponse* response) {
+  auto caller = identify(context, authenticator_);
+  if (!caller) return unauthenticated(caller.failure());
+  if (request->users_size() > 1000) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "users: at most 1000 names, got " +
+                                                                std::to_string(request->users_size()));
+  }
+  return await<v1::ListSharesResponse>([&](auto reply) { core_.listShares(*request, *caller, std::move(reply)); },
+                                       response);
+}
+
 grpc::Status ControllerService::ListPartitions(grpc::ServerContext* context,
                                                const v1::ListPartitionsRequest* request,
                                                v1::ListPartitionsResponse* response) {

@@ -27,6 +27,7 @@ class ControllerService final : public v1::Controller::Service {
                               v1::GetBatchScriptResponse*) override;
   grpc::Status ListNodes(grpc::ServerContext*, const v1::ListNodesRequest*, v1::ListNodesResponse*) override;
   grpc::Status ListPartitions(grpc::ServerContext*, const v1::ListPartitionsRequest*, v1::ListPartitionsResponse*) override;
+  grpc::Status ListShares(grpc::ServerContext*, const v1::ListSharesRequest*, v1::ListSharesResponse*) override;
   grpc::Status GetConfig(grpc::ServerContext*, const v1::GetConfigRequest*, v1::GetConfigResponse*) override;
   grpc::Status UpdateNode(grpc::ServerContext*, const v1::UpdateNodeRequest*, v1::UpdateNodeResponse*) override;
   grpc::Status UpdateTres(grpc::ServerContext*, const v1::UpdateTresRequest*, v1::UpdateTresResponse*) override;

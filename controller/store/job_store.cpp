@@ -192,6 +192,10 @@ Status JobStore::readNodes(Snapshot* snapshot) const {
         blob != nullptr ? std::string(blob, static_cast<size_t>(size)) : std::string();
   }
   if (rc != SQLITE_DONE) return sqliteFailure("table node_hardware");
+  Statement ledger(db_, "SELECT record FROM usage_ledger WHERE key = 'users'");
+  if (!ledger) return sqliteFailure("table usage_ledger");
+  while ((rc = sqlite3_step(ledger.get())) == SQLITE_ROW) snapshot->usageLedger = columnText(ledger.get(), 0);
+  if (rc != SQLITE_DONE) return sqliteFailure("table usage_ledger");
   Statement drains(db_, "SELECT name, record FROM node_drains");
   if (!drains) return sqliteFailure("table node_drains");
   while ((rc = sqlite3_step(drains.get())) == SQLITE_ROW) {
@@ -279,6 +283,10 @@ void JobStore::saveNodeDrains(const std::string& node, const drain::DrainedTres&
   saveNodeBlob(Pending::Kind::Drains, node, drain::toStoredJson(drains), std::move(done));
 }
 
+void JobStore::saveUsageLedger(std::string ledger, Callback done) {
+  saveNodeBlob(Pending::Kind::Usage, "users", std::move(ledger), std::move(done));
+}
+
 void JobStore::flush() {
   std::unique_lock lock(mutex_);
   drained_.wait(lock, [this] { return queue_.empty() && !writing_; });
@@ -341,9 +349,12 @@ Status JobStore::writeBatch(std::deque<Pending>& batch) {
   Statement putMaxJobId(db_,
                         "INSERT INTO meta(key, value) VALUES('max_job_id', ?) "
                         "ON CONFLICT(key) DO UPDATE SET value=MAX(value, excluded.value)");
+  Statement putUsage(db_,
+                     "INSERT INTO usage_ledger(key, record) VALUES(?,?) "
+                     "ON CONFLICT(key) DO UPDATE SET record=excluded.record");
   Statement putJournal(db_, "INSERT OR REPLACE INTO accounting_journal(seq, record) VALUES(?,?)");
   Statement dropJournal(db_, "DELETE FROM accounting_journal WHERE seq <= ?");
-  if (!putJob || !putNode || !putHardware || !putDrains || !putMaxJobId || !putJournal || !dropJournal) {
+  if (!putJob || !putNode || !putHardware || !putDrains || !putUsage || !putMaxJobId || !putJournal || !dropJournal) {
     (void)exec(db_, "ROLLBACK");
     return Error{ErrorCode::Internal, std::string("sqlite: ") + sqlite3_errmsg(db_)};
   }
@@ -372,9 +383,10 @@ Status JobStore::writeBatch(std::deque<Pending>& batch) {
     sqlite3_stmt* stmt = pending.kind == Pending::Kind::Job        ? putJob.get()
                          : pending.kind == Pending::Kind::Node     ? putNode.get()
                          : pending.kind == Pending::Kind::Hardware ? putHardware.get()
+                         : pending.kind == Pending::Kind::Usage    ? putUsage.get()
                                                                    : putDrains.get();
     sqlite3_reset(stmt);
-    if (pending.kind == Pending::Kind::Drains) {
+    if (pending.kind == Pending::Kind::Drains || pending.kind == Pending::Kind::Usage) {
       sqlite3_bind_text(stmt, 1, pending.node.name.c_str(), -1, SQLITE_STATIC);
       sqlite3_bind_text(stmt, 2, pending.hardware.c_str(), -1, SQLITE_STATIC);
     } else if (pending.kind == Pending::Kind::Hardware) {

@@ -60,6 +60,8 @@ struct Snapshot {
   std::map<std::string, drain::DrainedTres> nodeDrains;
   // Accounting records journaled and not yet delivered, by sequence number.
   std::map<uint64_t, std::string> accountingJournal;
+  // Fair share's usage ledger as it was last saved ("" when never).
+  std::string usageLedger;
   // The highest job id ever stored (the high-water mark, or a row above
   // it): the next job gets a higher one.
   uint64_t maxJobId = 0;
@@ -114,6 +116,8 @@ class JobStore {
   void saveNode(const NodeAdminState& node, Callback done = {});
   void saveNodeHardware(const std::string& node, std::string hardware, Callback done = {});
   void saveNodeDrains(const std::string& node, const drain::DrainedTres& drains, Callback done = {});
+  // Fair share's usage ledger (its text form), replacing the last one.
+  void saveUsageLedger(std::string ledger, Callback done = {});
 
   // Blocks until everything queued so far is durable. For shutdown and tests.
   void flush();
@@ -124,7 +128,7 @@ class JobStore {
 
  private:
   struct Pending {
-    enum class Kind { Job, Node, Hardware, Drains, Journal } kind = Kind::Job;
+    enum class Kind { Job, Node, Hardware, Drains, Journal, Usage } kind = Kind::Job;
     uint64_t jobId = 0;
     std::string jobBlob;
     int jobState = 0;

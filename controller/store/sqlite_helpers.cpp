@@ -35,6 +35,8 @@ Status createSchema(sqlite3* db) {
            // written in the transaction of the change that produced them
            // (controller/core/accounting_journal.h).
            "CREATE TABLE IF NOT EXISTS accounting_journal (seq INTEGER PRIMARY KEY, record BLOB NOT NULL)",
+           // Fair share's usage ledger (controller/core/fair_share.h), as text.
+           "CREATE TABLE IF NOT EXISTS usage_ledger (key TEXT PRIMARY KEY, record TEXT NOT NULL)",
            // Values that outlive any row of the other tables: the job id
            // high-water mark, so an id is never handed out twice.
            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)",

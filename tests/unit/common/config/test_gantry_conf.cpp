@@ -403,3 +403,47 @@ TEST_CASE("RestrictedCoresPerGPU is a count per node, 0 when not given", "[confi
   CHECK(loaded->conf.findNode("g1")->restrictedCoresPerGpu == 3);
   CHECK(loaded->conf.findNode("g2")->restrictedCoresPerGpu == 0);
 }
+
+TEST_CASE("gantry.conf: priority/multifactor's keys and the partition's priority and billing", "[config][gantry]") {
+  GantryConf c = mustParse(
+      "PriorityType=multifactor\nPriorityWeightAge=700\nPriorityWeightFairshare=90000\nPriorityWeightJobSize=3\n"
+      "PriorityWeightPartition=40\nPriorityWeightQOS=5\nPriorityMaxAge=2-12\nPriorityDecayHalfLife=90\n"
+      "PriorityCalcPeriod=2\nPriorityFavorSmall=YES\nPriorityUsageResetPeriod=weekly\nMaxArraySize=77\n"
+      "NodeName=q1 CPUs=2\nPartitionName=p Nodes=q1 PriorityJobFactor=30 TRESBillingWeights=CPU=2,Mem=0.5G\n");
+  CHECK(c.priorityType == "priority/multifactor");
+  CHECK(c.priorityWeightAge == 700);
+  CHECK(c.priorityWeightFairshare == 90000);
+  CHECK(c.priorityWeightJobSize == 3);
+  CHECK(c.priorityWeightPartition == 40);
+  CHECK(c.priorityWeightQos == 5);
+  CHECK(c.priorityMaxAgeSeconds == (2 * 24 + 12) * 3600);
+  CHECK(c.priorityDecayHalfLifeSeconds == 90 * 60);
+  CHECK(c.priorityCalcPeriodSeconds == 120);
+  CHECK(c.priorityFavorSmall);
+  CHECK(c.priorityUsageResetPeriod == "WEEKLY");
+  CHECK(c.maxArraySize == 77);
+  REQUIRE(c.partitions.size() == 1);
+  CHECK(c.partitions[0].priorityJobFactor == 30);
+  CHECK(c.partitions[0].tresBillingWeights == "CPU=2,Mem=0.5G");
+  GantryConf defaults = mustParse("");
+  CHECK(defaults.priorityType == "priority/basic");
+  CHECK(defaults.priorityMaxAgeSeconds == 7 * 86400);
+}
+
+TEST_CASE("gantry.conf: bad priority settings are refused, naming the key", "[config][gantry]") {
+  struct Row { const char* text; const char* key; };
+  const Row rows[] = {
+      {"PriorityType=priority/fancy\n", "PriorityType"},
+      {"PriorityWeightAge=-4\n", "PriorityWeightAge"},
+      {"PriorityWeightFairshare=5000000000\n", "PriorityWeightFairshare"},
+      {"PriorityMaxAge=INFINITE\n", "PriorityMaxAge"},
+      {"PriorityCalcPeriod=0\n", "PriorityCalcPeriod"},
+      {"PriorityUsageResetPeriod=HOURLY\n", "PriorityUsageResetPeriod"},
+      {"NodeName=q1 CPUs=2\nPartitionName=p Nodes=q1 TRESBillingWeights=CPU=lots\n", "TRESBillingWeights"},
+      {"NodeName=q1 CPUs=2\nPartitionName=p Nodes=q1 PriorityJobFactor=70000\n", "PriorityJobFactor"},
+  };
+  for (const Row& row : rows) {
+    INFO(row.text);
+    CHECK(parseError(row.text).find(row.key) != std::string::npos);
+  }
+}
