@@ -27,7 +27,7 @@
 // before it to its answer. The store commits (and fsyncs) on its writer
 // thread; the passes do not wait for it.
 //
-// Usage: bench_core [--submit] [--builtin] [--array TASKS] [saturated rounds, default 3] [nodes, default 10000]
+// Usage: bench_core [--submit] [--builtin] [--multifactor] [--array TASKS] [saturated rounds, default 3] [nodes, default 10000]
 //                   [jobs, default 10000]
 #include <boost/asio/io_context.hpp>
 #include <algorithm>
@@ -87,9 +87,16 @@ class AckGateway final : public core::AgentGateway {
 // --builtin: SchedulerType=sched/builtin, no planned starts (backfill's
 // cost is the difference from the default, sched/backfill).
 bool gBuiltin = false;
+// --multifactor: PriorityType=priority/multifactor with every weight set,
+// so each pass works out every pending job's priority.
+bool gMultifactor = false;
 
 std::string confText() {
   return std::string(gBuiltin ? "SchedulerType=sched/builtin\n" : "") +
+         std::string(gMultifactor ? "PriorityType=priority/multifactor\nPriorityWeightAge=1000\n"
+                                    "PriorityWeightFairshare=10000\nPriorityWeightJobSize=100\n"
+                                    "PriorityWeightPartition=100\n"
+                                  : "") +
          "ClusterName=bench\nSlurmctldHost=localhost\nGresTypes=gpu\nMaxJobCount=1000000\nMaxArraySize=1000001\n"
          "NodeName=n[00001-" + std::to_string(kNodes) + "] Sockets=2 CoresPerSocket=" +
          std::to_string(kCoresPerSocket) + " ThreadsPerCore=1 RealMemory=1024000 Gres=gpu:" +
@@ -558,6 +565,8 @@ int main(int argc, char** argv) {
       viaSubmit = true;
     } else if (args.front() == "--builtin") {
       gBuiltin = true;
+    } else if (args.front() == "--multifactor") {
+      gMultifactor = true;
     } else if (args.front() == "--array" && args.size() > 1) {
       arrayTasks = std::max(2, std::atoi(args[1].c_str()));
       args.erase(args.begin());
@@ -567,7 +576,7 @@ int main(int argc, char** argv) {
       accountingCompare = true;
       viaSubmit = true;
     } else {
-      std::fprintf(stderr, "bench_core: unknown option %s (expected --submit, --builtin, --array TASKS or --accounting)\n", args.front().c_str());
+      std::fprintf(stderr, "bench_core: unknown option %s (expected --submit, --builtin, --multifactor, --array TASKS or --accounting)\n", args.front().c_str());
       return 2;
     }
     args.erase(args.begin());
@@ -578,9 +587,9 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::filesystem::path dir = makeTempDir();
   std::printf("# bench_core nodes=%d gpus_per_node=%d cores_per_node=%d jobs=%d saturated_rounds=%d queue=%s "
-              "scheduler=%s\n",
+              "scheduler=%s priority=%s\n",
               kNodes, kGpusPerNode, 2 * kCoresPerSocket, kJobs, rounds, viaSubmit ? "submitted" : "recovered",
-              gBuiltin ? "sched/builtin" : "sched/backfill");
+              gBuiltin ? "sched/builtin" : "sched/backfill", gMultifactor ? "multifactor" : "basic");
   std::printf("# store: SQLite in a temporary folder; its commits and fsyncs run on the store's writer thread, "
               "outside the timed passes\n");
   if (arrayTasks > 0) {

@@ -246,11 +246,22 @@ class ControllerCore {
   void startUsageLedger(const std::string& stored);
   void armPriorityCalc();
   void chargeUsage();
-  // The fair share of every user with usage or jobs the controller keeps.
+  // What every job's priority in one pass or listing shares, worked out
+  // once: the weights, each user's fair share (every user with usage or
+  // jobs the controller keeps) and the cluster's size.
+  struct PriorityContext {
+    int64_t now = 0;
+    PriorityWeights weights;
+    std::map<std::string, UsageLedger::Share> shares;
+    int64_t clusterCpus = 1;
+    int64_t clusterNodes = 1;
+    uint32_t largestPartitionFactor = 0;
+  };
+  PriorityContext priorityContext() const;
   std::map<std::string, UsageLedger::Share> currentShares() const;
   // What the scheduler orders a pending job by: its admin-set priority,
   // else priority/multifactor's (parts filled when asked), else 0.
-  uint32_t effectivePriority(const JobRecord& job, int64_t now, const std::map<std::string, UsageLedger::Share>& shares,
+  uint32_t effectivePriority(const JobRecord& job, const PriorityContext& context,
                              PriorityParts* parts = nullptr) const;
   // How many of the array's tasks hold resources now (for its throttle).
   int activeArrayTasks(uint64_t arrayJobId) const;

@@ -77,31 +77,46 @@ std::map<std::string, UsageLedger::Share> ControllerCore::currentShares() const 
   return usage_.shares(users);
 }
 
-uint32_t ControllerCore::effectivePriority(const JobRecord& job, int64_t t,
-                                           const std::map<std::string, UsageLedger::Share>& shares,
+ControllerCore::PriorityContext ControllerCore::priorityContext() const {
+  PriorityContext context;
+  context.now = now();
+  context.weights = priorityWeightsOf(conf_);
+  if (!context.weights.multifactor) return context;
+  context.shares = currentShares();
+  context.clusterCpus = 0;
+  for (const auto& node : state_.nodes) context.clusterCpus += node.conf.cpus;
+  context.clusterCpus = std::max<int64_t>(context.clusterCpus, 1);
+  context.clusterNodes = std::max<int64_t>(static_cast<int64_t>(state_.nodes.size()), 1);
+  for (const auto& partition : conf_.partitions) {
+    context.largestPartitionFactor = std::max(context.largestPartitionFactor, partition.priorityJobFactor);
+  }
+  return context;
+}
+
+uint32_t ControllerCore::effectivePriority(const JobRecord& job, const PriorityContext& context,
                                            PriorityParts* parts) const {
   // A priority set by an administrator is kept as it is, as in Slurm.
   if (job.spec.priority() != 0) return static_cast<uint32_t>(job.spec.priority());
-  const PriorityWeights weights = priorityWeightsOf(conf_);
-  if (!weights.multifactor) return 0;
+  if (!context.weights.multifactor) return 0;
   PriorityInputs inputs;
-  inputs.waitedSeconds = job.eligibleTime > 0 && job.state == JobState::Pending ? t - job.eligibleTime : 0;
+  inputs.waitedSeconds =
+      job.eligibleTime > 0 && job.state == JobState::Pending ? context.now - job.eligibleTime : 0;
   inputs.nodes = std::max(job.spec.min_nodes(), 1);
   inputs.cpus = std::max<int64_t>(std::max(job.spec.ntasks(), 1), int64_t{job.spec.ntasks_per_node()} * inputs.nodes) *
                 std::max(job.spec.cpus_per_task(), 1);
-  for (const auto& node : state_.nodes) inputs.clusterCpus += node.conf.cpus;
-  inputs.clusterNodes = std::max<int64_t>(static_cast<int64_t>(state_.nodes.size()), 1);
-  uint32_t largestFactor = 0;
-  for (const auto& partition : conf_.partitions) largestFactor = std::max(largestFactor, partition.priorityJobFactor);
+  inputs.clusterCpus = context.clusterCpus;
+  inputs.clusterNodes = context.clusterNodes;
   if (const config::PartitionConf* partition = conf_.findPartition(job.spec.partition());
-      partition != nullptr && largestFactor > 0) {
-    inputs.partition = static_cast<double>(partition->priorityJobFactor) / largestFactor;
+      partition != nullptr && context.largestPartitionFactor > 0) {
+    inputs.partition = static_cast<double>(partition->priorityJobFactor) / context.largestPartitionFactor;
   }
-  if (auto share = shares.find(job.user); share != shares.end()) inputs.fairshare = share->second.factor;
+  if (auto share = context.shares.find(job.user); share != context.shares.end()) {
+    inputs.fairshare = share->second.factor;
+  }
   inputs.nice = job.spec.nice();
-  PriorityParts computed = priorityParts(inputs, weights);
+  PriorityParts computed = priorityParts(inputs, context.weights);
   if (parts != nullptr) *parts = computed;
-  return priorityOf(computed, weights);
+  return priorityOf(computed, context.weights);
 }
 
 void ControllerCore::listShares(v1::ListSharesRequest request, auth::Identity caller,

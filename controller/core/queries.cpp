@@ -55,9 +55,8 @@ void ControllerCore::listJobs(v1::ListJobsRequest request, auth::Identity caller
     uint32_t limit = request.page_size() == 0 ? kDefaultJobPage : std::min(request.page_size(), kLargestJobPage);
     views::JobDetail detail = views::kListingDetail;
     detail.steps = request.include_steps();
-    const PriorityWeights weights = priorityWeightsOf(conf_);
-    const int64_t t = now();
-    const auto shares = weights.multifactor ? currentShares() : std::map<std::string, UsageLedger::Share>{};
+    const PriorityContext context = priorityContext();
+    const PriorityWeights& weights = context.weights;
     for (auto it = state_.jobs.upper_bound(request.after_job_id()); it != state_.jobs.end(); ++it) {
       const auto& [id, job] = *it;
       if (!ids.empty() && ids.count(id) == 0) continue;
@@ -77,7 +76,7 @@ void ControllerCore::listJobs(v1::ListJobsRequest request, auth::Identity caller
       wire.set_sluid(std::move(sluid));
       PriorityParts parts;
       wire.set_priority(job.state == JobState::Pending || job.spec.priority() != 0
-                            ? effectivePriority(job, t, shares, &parts)
+                            ? effectivePriority(job, context, &parts)
                             : 0);
       if (request.include_priority() && weights.multifactor && job.state == JobState::Pending) {
         v1::PriorityFactors* factors = wire.mutable_priority_factors();

@@ -158,11 +158,10 @@ void ControllerCore::schedule() {
   }
   // Highest priority first (priorities.cpp), then submission order.
   {
-    const auto shares = priorityWeightsOf(conf_).multifactor ? currentShares()
-                                                               : std::map<std::string, UsageLedger::Share>{};
+    const PriorityContext context = priorityContext();
     std::vector<std::pair<uint32_t, JobRecord*>> ordered;
     ordered.reserve(pending.size());
-    for (JobRecord* job : pending) ordered.emplace_back(effectivePriority(*job, t, shares), job);
+    for (JobRecord* job : pending) ordered.emplace_back(effectivePriority(*job, context), job);
     std::stable_sort(ordered.begin(), ordered.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });
     for (size_t i = 0; i < ordered.size(); ++i) pending[i] = ordered[i].second;
