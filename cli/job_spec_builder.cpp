@@ -106,17 +106,9 @@ class SpecBuilder {
     // The controller reads the dependency, since only it knows the jobs named.
     if (options_.dependency) spec_.set_dependency(*options_.dependency);
     if (options_.nice) {
-      long long nice = 0;
-      size_t used = 0;
-      try {
-        nice = std::stoll(*options_.nice, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != options_.nice->size() || nice < -2147483645LL || nice > 2147483645LL) {
-        return errors_.make("nice", "Invalid nice value \"" + *options_.nice + "\" (an integer from -2147483645 to 2147483645)");
-      }
-      spec_.set_nice(static_cast<int32_t>(nice));
+      auto nice = parseNice(*options_.nice);
+      if (!nice) return errors_.make("nice", nice.error());
+      spec_.set_nice(*nice);
     }
     // The controller checks the indexes against its MaxArraySize; the
     // form (and Slurm's largest MaxArraySize, 4000001) is checked here, so

@@ -241,4 +241,18 @@ Result<GpuCount> parseGpuCount(const std::string& text) {
   return gpus;
 }
 
+Result<int32_t> parseNice(const std::string& text) {
+  long long nice = 0;
+  size_t used = 0;
+  try {
+    nice = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || nice < -2147483645LL || nice > 2147483645LL) {
+    return Error{"Invalid nice value \"" + text + "\" (an integer from -2147483645 to 2147483645)"};
+  }
+  return static_cast<int32_t>(nice);
+}
+
 }  // namespace gantry::cli

@@ -36,6 +36,9 @@ Result<NodeRange> parseNodeRange(const std::string& text);
 // A positive (or, with allowZero, non-negative) integer that fits in int32.
 Result<int32_t> parseCount(const std::string& text, bool allowZero = false);
 
+// --nice / Nice=: an integer within Slurm's bound (+/-2147483645).
+Result<int32_t> parseNice(const std::string& text);
+
 // One GRES request item: name[:type][:count]; count defaults to 1 and may
 // end in K, M, G, T or P (factors of 1024, as in gres.conf: 4G = 4 x 1024^3).
 struct GresItem {

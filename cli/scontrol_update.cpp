@@ -179,19 +179,9 @@ Result<gantry::v1::UpdateJobRequest> parseJobUpdate(const std::vector<std::strin
       request.set_begin_time(*begin);
     } else if (key == "NICE") {
       // As --nice: a bare Nice= is 100.
-      long long nice = 100;
-      if (!value.empty()) {
-        size_t used = 0;
-        try {
-          nice = std::stoll(value, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used == 0 || used != value.size() || nice < -2147483645LL || nice > 2147483645LL) {
-          return Error{"Invalid nice value: " + value};
-        }
-      }
-      request.set_nice(static_cast<int32_t>(nice));
+      auto nice = parseNice(value.empty() ? "100" : value);
+      if (!nice) return Error{nice.failure()};
+      request.set_nice(*nice);
     } else if (key == "ARRAYTASKTHROTTLE") {
       // How many of the array's tasks may run at once; 0: no limit.
       if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos) {

@@ -381,6 +381,9 @@ std::map<std::string, Handler> handlers() {
                r.set_json(R"({"name": "gres/gpu", "nodes": "n1", "select_all": true, "action": "resume"})");
              }});
       });
+  all["ListShares"] = checked<v1::ListSharesRequest, v1::ListSharesResponse>(
+      [](Core& c, v1::ListSharesRequest r, const auth::Identity& who, auto reply) { c.core->listShares(r, who, reply); },
+      [] { return serialized<v1::ListSharesRequest>({[](auto& r) { r.add_users("root"); }}); });
   all["ListDrainedTres"] = checked<v1::ListDrainedTresRequest, v1::ListDrainedTresResponse>(
       [](Core& c, v1::ListDrainedTresRequest r, const auth::Identity& who, auto reply) {
         c.core->listDrainedTres(r, who, reply);

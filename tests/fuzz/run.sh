@@ -22,7 +22,7 @@ cmake -S "$repo/tests/fuzz" -B "$build" -G Ninja \
 targets=(fuzz_hostlist fuzz_gantry_conf fuzz_gres_conf fuzz_cgroup_conf fuzz_resctrl_conf)
 handlers=(SubmitJob CancelJob ListJobs GetBatchScript ListNodes ListPartitions GetConfig UpdateNode UpdateTres ListDrainedTres SuspendJob ResumeJob
           HoldJob ReleaseJob RequeueJob UpdateJob CreateStep GetStep CompleteAllocation Register Heartbeat StepComplete
-          ListAccountingJobs ListNodeEvents)
+          ListAccountingJobs ListNodeEvents ListShares)
 ninja -C "$build" -j"${GANTRY_BUILD_JOBS:-2}" "${targets[@]}" fuzz_core_rpc
 parser_seconds=$(( (seconds + 1) / 2 ))
 handler_seconds=$(( (seconds * ${#targets[@]} / 2 + ${#handlers[@]} - 1) / ${#handlers[@]} ))

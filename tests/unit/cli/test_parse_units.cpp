@@ -170,3 +170,15 @@ TEST_CASE("time limits in seconds keep MM:SS exactly") {
   CHECK(*parseTimeLimitSeconds("UNLIMITED") == gantry::cli::kUnlimitedSeconds);
   CHECK_FALSE(parseTimeLimitSeconds("1:x").ok());
 }
+
+TEST_CASE("nice: an integer within Slurm's bound, negative too", "[cli][units]") {
+  CHECK(*gantry::cli::parseNice("250") == 250);
+  CHECK(*gantry::cli::parseNice("-40") == -40);
+  CHECK(*gantry::cli::parseNice("2147483645") == 2147483645);
+  for (const char* bad : {"", "x", "10x", "2147483646", "-2147483646", "1e3"}) {
+    INFO(bad);
+    auto nice = gantry::cli::parseNice(bad);
+    REQUIRE_FALSE(nice);
+    CHECK(nice.error().find("Invalid nice value") != std::string::npos);
+  }
+}
