@@ -82,8 +82,8 @@ void declareSshareOptions(CLI::App& app, SshareOptions& options) {
   app.add_flag("-a,--all", options.all, "every user (without -a or -u: yourself)");
   app.add_option("-u,--users", options.users, "only these users (comma-separated)")->type_name("user_list");
   app.add_flag("-n,--noheader", options.noHeader, "print no header lines");
-  app.add_flag("-P,--parsable", options.parsable, "fields separated by '|', with a trailing '|'");
-  app.add_flag("--parsable2", options.parsable2, "fields separated by '|', without a trailing '|'");
+  app.add_flag("-p,--parsable", options.parsable, "fields separated by '|', with a trailing '|'");
+  app.add_flag("-P,--parsable2", options.parsable2, "fields separated by '|', without a trailing '|'");
   addConfDirOption(app, options.confDir);
 }
 

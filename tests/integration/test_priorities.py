@@ -33,11 +33,12 @@ def test_sprio_and_sshare_show_priorities_and_shares(cluster_factory, two_users)
     long = cluster.cli("sprio", "-l", "-h", "-j", str(niced)).stdout.split()
     assert "500" in long  # the NICE column
     # sshare: the caller alone, or everyone with -a.
-    mine = cluster.cli("sshare", "-n", "-P").stdout.splitlines()
+    mine = cluster.cli("sshare", "-n", "-p").stdout.splitlines()
     assert mine[0].startswith("root|")
     assert [line.split("|")[1] for line in mine[1:]] == ["root"]
     everyone = cluster.cli("sshare", "-a", "-P").stdout.splitlines()
-    assert everyone[0] == "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|FairShare|"
+    assert everyone[0] == "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|FairShare"
+    assert cluster.cli("sshare", "-a", "-p", "-n").stdout.splitlines()[1].endswith("|")
     # A plain user may lower their job, never raise it above the rest.
     refused = cluster.cli("sbatch", "--nice=-5", "--wrap", "true", user=other, check=False)
     assert refused.returncode != 0

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "cli/format_sinfo.h"
+#include "cli/format_sprio.h"
 #include "cli/format_squeue.h"
 #include "cli/format_steps.h"
 #include "cli/job_options.h"
@@ -165,6 +166,14 @@ std::map<std::string, std::function<std::string()>> generatedTables() {
       {"scontrol options", [] { return queryTable(&declareScontrolOptions); }},
       {"sacct options", [] { return sacctTable(); }},
       {"sacctmgr options", [] { return queryTable(&declareSacctmgrOptions); }},
+      {"sprio options", [] { return queryTable(&declareSprioOptions); }},
+      {"sshare options", [] { return queryTable(&declareSshareOptions); }},
+      {"sprio columns",
+       [] {
+         std::string out = "| `-o` | header |\n|---|---|\n";
+         for (const ColumnName& column : sprioColumns()) out += "| " + code("%" + column.code) + " | " + column.header + " |\n";
+         return out;
+       }},
       {"squeue columns", [] { return columnTable(squeueColumns(), true); }},
       {"squeue step columns", [] { return columnTable(stepColumns(), true); }},
       {"sinfo columns", [] { return columnTable(sinfoColumns(), true); }},
