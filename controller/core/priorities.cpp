@@ -124,11 +124,13 @@ void ControllerCore::listShares(v1::ListSharesRequest request, auth::Identity ca
   onStrand([this, request = std::move(request), caller = std::move(caller), reply = std::move(reply)] {
     usage_.advanceTo(now());
     std::set<std::string> wanted(request.users().begin(), request.users().end());
-    // PrivateData=usage is not kept apart: like Slurm without it, usage is
-    // for everyone to see.
+    // PrivateData=usage: a plain user sees their own line only, as in
+    // Slurm; without it usage is for everyone to see.
+    const bool onlyOwn = conf_.privateData.usage && !isAdministrator(caller);
     v1::ListSharesResponse response;
     for (const auto& [user, share] : currentShares()) {
       if (!wanted.empty() && wanted.count(user) == 0) continue;
+      if (onlyOwn && user != caller.user) continue;
       v1::ShareRow* row = response.add_rows();
       row->set_user(user);
       row->set_raw_shares(1);

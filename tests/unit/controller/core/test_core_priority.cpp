@@ -185,3 +185,22 @@ TEST_CASE("priority/basic: the queue is in submission order and no usage is reco
   CHECK(h.listed(second).priority() == 0);
   CHECK(h.shares().at("ana").raw_usage() == 0);
 }
+
+TEST_CASE("multifactor: under PrivateData=usage a plain user's sshare shows their own line only") {
+  Harness h(multifactorConf("PrivateData=usage\n"));
+  h.registerNodes({"p1"});
+  uint64_t anaJob = h.submit(wholeNode(), kAna);
+  uint64_t benJob = h.submit(wholeNode(), kBen);
+  auto seenBy = [&](const auth::Identity& who) {
+    auto answer = h.await<v1::ListSharesResponse>(
+        [&](auto reply) { h.core->listShares(v1::ListSharesRequest{}, who, reply); });
+    REQUIRE(answer.ok());
+    std::set<std::string> users;
+    for (const auto& row : answer->rows()) users.insert(row.user());
+    return users;
+  };
+  CHECK(seenBy(kBen) == std::set<std::string>{"ben"});
+  CHECK(seenBy(kRoot) == std::set<std::string>{"ana", "ben"});
+  h.complete(anaJob);
+  (void)benJob;
+}
