@@ -16,6 +16,7 @@
 #include "common/config/conf_reader.h"
 #include "common/config/diagnostic.h"
 #include "common/config/gres_spec.h"
+#include "common/config/scheduler_parameters.h"
 #include "common/util/result.h"
 
 namespace gantry::config {
@@ -143,6 +144,8 @@ struct GantryConf {
   // never be satisfied is cancelled instead of waiting (reason
   // DependencyNeverSatisfied) for its owner to fix it.
   bool killInvalidDepend = false;
+  // The passes' depth and intervals, and backfill's limits.
+  SchedulingParameters scheduling;
   // SchedulerParameters=max_script_size=N: the largest batch script accepted.
   uint64_t maxScriptSizeBytes = 4 * 1024 * 1024;
   // SchedulerParameters=requeue_delay=N: a requeued job may start again N

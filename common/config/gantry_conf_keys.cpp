@@ -198,6 +198,7 @@ void setSchedulerParameters(KeyContext& c) {
   c.conf.killInvalidDepend = false;
   c.conf.maxScriptSizeBytes = 4 * 1024 * 1024;
   c.conf.requeueDelaySec = 121;
+  c.conf.scheduling = {};
   for (const auto& p : c.conf.schedulerParameters) {
     if (iequals(p, "disable_job_shrink")) c.conf.disableJobShrink = true;
     if (iequals(p, "kill_invalid_depend")) c.conf.killInvalidDepend = true;
@@ -213,14 +214,8 @@ void setSchedulerParameters(KeyContext& c) {
       c.conf.requeueDelaySec = std::stoi(value);
       continue;
     }
-    if (eq != std::string::npos && (std::string_view(p).substr(0, eq) == "bf_max_job_test" ||
-                                    std::string_view(p).substr(0, eq) == "bf_window")) {
-      std::string key = p.substr(0, eq), value = p.substr(eq + 1);
-      bool digits = !value.empty() && value.size() <= 7 &&
-                    std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-      if (!digits || std::stoi(value) == 0) {
-        c.error(p + " is not a positive number of " + (key == "bf_window" ? "minutes" : "jobs"));
-      }
+    if (auto read = config::readSchedulingParameter(p, c.conf.scheduling); read.recognised) {
+      if (!read.error.empty()) c.error(read.error);
       continue;
     }
     if (eq != std::string::npos && iequals(std::string_view(p).substr(0, eq), "max_script_size")) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "common/config/scheduler_parameters.h"
 #include "common/config/value_parse.h"
 
 namespace gantry::config {
@@ -47,12 +48,12 @@ std::string backupHostPart(std::string_view value, int occurrence) {
 }
 
 // max_script_size is read at submission, requeue_delay by the lifecycle,
-// kill_invalid_depend, bf_max_job_test and bf_window by the scheduling pass.
+// kill_invalid_depend and scheduler_parameters.h's items by the passes.
 std::string schedulerParametersPart(std::string_view value, int) {
   return pickItems(value, [](const std::string& item) {
+    SchedulingParameters ignored;
     return item.rfind("max_script_size=", 0) != 0 && item.rfind("requeue_delay=", 0) != 0 &&
-           item.rfind("bf_max_job_test=", 0) != 0 && item.rfind("bf_window=", 0) != 0 &&
-           item != "kill_invalid_depend";
+           item != "kill_invalid_depend" && !readSchedulingParameter(item, ignored).recognised;
   });
 }
 
@@ -138,7 +139,8 @@ std::vector<InertKey> makeTable() {
        "controller/sched", "sched/builtin", schedulerTypePart},
       {P::Global, "SchedulerParameters", "", "scheduler parameters",
        "disable_job_shrink refuses to shrink running jobs; bf_* and the other items tune the scheduling loop; "
-       "max_script_size, requeue_delay, kill_invalid_depend, bf_max_job_test and bf_window are acted on",
+       "max_script_size, requeue_delay, kill_invalid_depend, bf_max_job_test, bf_max_job_user, bf_window, "
+       "bf_resolution, bf_interval, bf_continue, default_queue_depth and sched_interval are acted on",
        "controller/sched", "disable_job_shrink", schedulerParametersPart},
       {P::Global, "PrivateData", "", "accounting privacy",
        "usage and users hide accounting records from other users; jobs and nodes are acted on",

@@ -1,34 +1,14 @@
 #include "controller/core/backfill_plan.h"
 
 #include <algorithm>
-#include <charconv>
-#include <optional>
-#include <string_view>
 
 namespace gantry::core {
 
-namespace {
-
-// The positive number after `key` in the last item that starts with it.
-std::optional<int> parameter(const std::vector<std::string>& items, std::string_view key) {
-  std::optional<int> value;
-  for (const auto& item : items) {
-    if (item.rfind(key, 0) != 0) continue;
-    int parsed = 0;
-    auto [end, error] = std::from_chars(item.data() + key.size(), item.data() + item.size(), parsed);
-    if (error == std::errc{} && end == item.data() + item.size() && parsed > 0) value = parsed;
-  }
-  return value;
-}
-
-}  // namespace
-
-int backfillMaxJobTest(const std::vector<std::string>& schedulerParameters) {
-  return parameter(schedulerParameters, "bf_max_job_test=").value_or(500);
-}
-
-int64_t backfillWindowSeconds(const std::vector<std::string>& schedulerParameters) {
-  return int64_t{60} * parameter(schedulerParameters, "bf_window=").value_or(1440);
+bool BackfillPlan::canPlan(uint32_t uid) const {
+  if (tried_ >= maxPlanned_) return false;
+  if (maxPerUser_ == 0) return true;
+  auto tried = triedByUser_.find(uid);
+  return tried == triedByUser_.end() || tried->second < maxPerUser_;
 }
 
 void BackfillPlan::reserve(const std::vector<int>& nodes, int64_t start) {
@@ -55,6 +35,7 @@ const BackfillPlan::Planned* BackfillPlan::plannedAlike(const select::Request& r
   for (const Shape& shape : shapes_) {
     if (shape.partition == &partition && shape.request == request) {
       ++tried_;
+      ++triedByUser_[request.uid];
       return &shape.planned;
     }
   }
@@ -65,6 +46,7 @@ void BackfillPlan::plan(const select::Request& request, const select::PartitionV
   if (!planned.nodes.empty()) reserve(planned.nodes, planned.start);
   shapes_.push_back(Shape{&partition, request, std::move(planned)});
   ++tried_;
+  ++triedByUser_[request.uid];
 }
 
 const select::PartitionView& BackfillPlan::viewFor(const select::PartitionView& partition, int64_t end) {

@@ -11,8 +11,9 @@
 //   - a later job that will have ended before the earliest planned start
 //     on its partition's nodes may use any of them: it is gone in time;
 //   - any other later job may use only nodes that no planned start needs;
-//   - at most `maxPlanned` jobs are planned in one pass; later jobs are
-//     still kept off the planned nodes, but plan nothing themselves;
+//   - at most `maxPlanned` jobs are planned in one pass (bf_max_job_test),
+//     and at most `maxPerUser` of one user's (bf_max_job_user); later jobs
+//     are still kept off the planned nodes, but plan nothing themselves;
 //   - a job of a request already planned in the partition adds nothing
 //     (the estimate would be the same): it is not estimated again.
 //
@@ -31,22 +32,13 @@ namespace gantry::core {
 
 inline constexpr int64_t kNeverEnds = std::numeric_limits<int64_t>::max();
 
-// SchedulerParameters=bf_max_job_test=N: how many blocked jobs one pass
-// plans (Slurm's default, 500, when not given). The configuration parser
-// has refused a value that is not a positive number.
-int backfillMaxJobTest(const std::vector<std::string>& schedulerParameters);
-// SchedulerParameters=bf_window=MINUTES, in seconds: how far ahead a start
-// is planned (Slurm's default, one day). A job that could start only later
-// (behind jobs without a time limit, say) is planned nothing, so it holds
-// no nodes back from the jobs behind it.
-int64_t backfillWindowSeconds(const std::vector<std::string>& schedulerParameters);
-
 class BackfillPlan {
  public:
-  explicit BackfillPlan(int maxPlanned) : maxPlanned_(maxPlanned) {}
+  // maxPerUser 0: no limit per user.
+  BackfillPlan(int maxPlanned, int maxPerUser) : maxPlanned_(maxPlanned), maxPerUser_(maxPerUser) {}
 
-  // Whether another job may still be planned in this pass.
-  bool canPlan() const { return tried_ < maxPlanned_; }
+  // Whether another job of this user may still be planned in this pass.
+  bool canPlan(uint32_t uid) const;
   // A blocked job will start at `start` on these nodes.
   void reserve(const std::vector<int>& nodes, int64_t start);
   // What an estimate planned for a request: no nodes when it found none.
@@ -57,10 +49,10 @@ class BackfillPlan {
   // What was planned in this pass for a job of the same request in the
   // same partition, or nullptr: selection's estimate ignores plans, so it
   // would answer the same nodes and time again, and the plan already keeps
-  // later jobs clear of them. Counts toward maxPlanned when found.
+  // later jobs clear of them. Counts toward the limits when found.
   const Planned* plannedAlike(const select::Request& request, const select::PartitionView& partition);
   // A job of this request was estimated (whatever the estimate said):
-  // counts toward maxPlanned. Reserves what was planned.
+  // counts toward the limits. Reserves what was planned.
   void plan(const select::Request& request, const select::PartitionView& partition, Planned planned);
 
   // The nodes of `partition` a job that ends at `end` (kNeverEnds without a
@@ -78,7 +70,9 @@ class BackfillPlan {
   };
 
   int maxPlanned_;
+  int maxPerUser_;
   int tried_ = 0;       // jobs estimated or planned alike, toward maxPlanned_
+  std::map<uint32_t, int> triedByUser_;  // toward maxPerUser_
   size_t planned_ = 0;  // reserve() calls: views are worked out again after one
   std::vector<int64_t> plannedFrom_;  // by node index: the earliest start planned there
   std::map<const select::PartitionView*, Narrowed> narrowed_;

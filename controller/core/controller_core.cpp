@@ -74,6 +74,11 @@ Result<Ok> ControllerCore::applyJob(JobRecord& job, const JobEvent& event,
   std::vector<std::string> runNodes = held && job.network ? job.nodeNames : std::vector<std::string>{};
   auto effects = onJobEvent(job, event, now(), policy());
   if (!effects) return Error{effects.failure()};
+  // A pass's verdicts on pending jobs change nothing another pass relies on.
+  if (!std::holds_alternative<job_event::StillPending>(event) &&
+      !std::holds_alternative<job_event::DependencyChecked>(event)) {
+    ++stateEpoch_;
+  }
   // A job that stops running (ends, is requeued or suspended) is no longer
   // STOPPED: what it shows next is its new state. Before the effects, so
   // the job is stored without the flag.
@@ -87,6 +92,7 @@ Result<Ok> ControllerCore::applyJob(JobRecord& job, const JobEvent& event,
 }
 
 void ControllerCore::applyNode(NodeRecord& node, const NodeEvent& event) {
+  ++stateEpoch_;
   executor_.execute(onNodeEvent(node, event, now()));
   recordNodeEvents(node);
 }
@@ -148,6 +154,7 @@ Status ControllerCore::start() {
   armTick();
   armSlice();
   armPriorityCalc();
+  armFullPass();
   requestSchedule();
   return okStatus();
 }
@@ -239,6 +246,9 @@ void ControllerCore::stop(std::function<void()> stopped) {
     timers_->cancel(tickTimer_);
     if (sliceTimer_ != 0) timers_->cancel(sliceTimer_);
     if (priorityTimer_ != 0) timers_->cancel(priorityTimer_);
+    if (fullPassTimer_ != 0) timers_->cancel(fullPassTimer_);
+    if (beginTimer_ != 0) timers_->cancel(beginTimer_);
+    fullPass_.reset();
     if (stopped) stopped();
   });
 }

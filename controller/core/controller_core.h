@@ -35,6 +35,7 @@
 #include "controller/core/lifecycle.h"
 #include "controller/core/node_accounting.h"
 #include "controller/core/requested_nodes.h"
+#include "controller/core/scheduling_pass.h"
 #include "controller/core/switch_calls.h"
 #include "controller/select/cluster.h"
 #include "controller/store/job_store.h"
@@ -42,6 +43,8 @@
 #include "gantry/v1/controller.pb.h"
 
 namespace gantry::core {
+
+struct PassScratch;  // scheduling.cpp
 
 struct CoreOptions {
   // Owned by the caller; the core reads it on its strand and replaces its
@@ -310,8 +313,21 @@ class ControllerCore {
   std::string drainedWaitReason(const select::Request& request, const select::PartitionView& view,
                                 const std::vector<std::string>& degraded) const;
 
+  // Scheduling passes (scheduling.cpp, scheduling_pass.h).
   void requestSchedule();
+  // An event's pass: the first default_queue_depth pending jobs.
   void schedule();
+  // The pending jobs a pass tests, at most `depth`, in priority order.
+  SchedulingPass beginPass(size_t depth);
+  // Tests up to `budget` more jobs of the pass; true when it has tested all.
+  bool runPass(SchedulingPass& pass, size_t budget);
+  void testPendingJob(JobRecord& job, SchedulingPass& pass, PassScratch& scratch);
+  // The periodic full pass: every bf_interval (sched/backfill) or
+  // sched_interval, a slice at a time.
+  void armFullPass();
+  void continueFullPass();
+  // A pass at `at` (a job's begin time); 0: none is needed.
+  void armBeginTimer(int64_t at);
   // Keeps the highest device memory use a step reports, per node and region.
   void recordDmemPeaks(const v1::StepCompleteRequest& request);
   void armTick();
@@ -412,6 +428,14 @@ class ControllerCore {
   // controller leaves none behind.
   std::map<std::pair<uint64_t, interconnect::CallId>, TimerQueue::TimerId> switchTimeouts_;
   bool scheduleRequested_ = false;
+  std::optional<SchedulingPass> fullPass_;  // while the periodic full pass gives the strand back
+  TimerQueue::TimerId fullPassTimer_ = 0;
+  TimerQueue::TimerId beginTimer_ = 0;
+  int64_t beginTimerAt_ = 0;
+  // Changes of jobs and nodes (not a pass's own verdicts on pending jobs),
+  // and reconfigurations: what a full pass that gave the strand back checks.
+  uint64_t stateEpoch_ = 0;
+  uint64_t configurations_ = 0;
   bool stopped_ = false;
   int64_t startTime_ = 0;
   UsageLedger usage_;

@@ -189,6 +189,7 @@ void ControllerCore::submitJob(v1::SubmitJobRequest request, auth::Identity call
     }
     uint64_t id = job.id;
     state_.addJob(std::move(job));
+    ++stateEpoch_;
     executor_.persistJob(state_.jobs.at(id), [this, id, reply = std::move(reply)](const Status& status) {
       if (!status) {
         // Not durable, so not accepted: forget it again.

@@ -95,6 +95,11 @@ void ControllerCore::reconfigure(config::GantryConf fresh, std::optional<SwitchS
       executor_.holdResources(job);
     }
     rebuildGangs();
+    // A full pass under way ends; the next comes at the new interval.
+    ++configurations_;
+    if (fullPassTimer_ != 0) timers_->cancel(fullPassTimer_);
+    fullPassTimer_ = 0;
+    armFullPass();
     spdlog::info("reconfigure: {} nodes, {} partitions", conf_.nodes.size(), conf_.partitions.size());
     requestSchedule();
     reply(Ok{});

@@ -1,7 +1,8 @@
 // When each running job gives its resources back, as start estimates
 // (--test-only, backfill's planned starts) take it: at the end of its time
 // limit. A job without a limit is taken to run for a year, so it never
-// makes room in an estimate. In endTime order (Cluster::estimateStartSorted).
+// makes room in an estimate. Ends are rounded up to `resolution` seconds
+// (bf_resolution). In endTime order (Cluster::estimateStartSorted).
 #pragma once
 
 #include <algorithm>
@@ -16,12 +17,20 @@ namespace gantry::core {
 
 inline constexpr int64_t kUnlimitedRunSeconds = 365 * 86400;
 
-inline std::vector<select::RunningJob> runningJobEnds(const std::map<uint64_t, JobRecord>& jobs, int64_t now) {
+// `time` rounded up to a whole number of `resolution` seconds (bf_resolution:
+// backfill plans on a grid, as Slurm's does).
+inline int64_t roundUpTo(int64_t time, int64_t resolution) {
+  if (resolution <= 1) return time;
+  return (time + resolution - 1) / resolution * resolution;
+}
+
+inline std::vector<select::RunningJob> runningJobEnds(const std::map<uint64_t, JobRecord>& jobs, int64_t now,
+                                                      int64_t resolution = 1) {
   std::vector<select::RunningJob> running;
   for (const auto& [id, job] : jobs) {
     if (!job.holdsResources) continue;
     int64_t limit = job.timeLimitSeconds > 0 ? job.timeLimitSeconds : kUnlimitedRunSeconds;
-    running.push_back({.allocation = job.allocation, .endTime = now - job.runSeconds(now) + limit});
+    running.push_back({.allocation = job.allocation, .endTime = roundUpTo(now - job.runSeconds(now) + limit, resolution)});
   }
   std::stable_sort(running.begin(), running.end(),
                    [](const select::RunningJob& a, const select::RunningJob& b) { return a.endTime < b.endTime; });

@@ -3,15 +3,16 @@
 #include "controller/core/controller_core.h"
 #include "controller/core/backfill_plan.h"
 #include "controller/core/running_ends.h"
+#include "controller/core/scheduling_pass.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
 #include <spdlog/spdlog.h>
 
 namespace gantry::core {
-namespace {
 
 // The scheduling pass's view of --dependency (dependency.h): the jobs named,
 // and which user's job names hold resources (built on the first singleton).
@@ -83,22 +84,25 @@ class DependencyGate {
   std::optional<std::set<std::pair<uint32_t, std::string>>> busyNames_;
 };
 
+namespace {
+
 // Plans a start for a job that waits for resources (backfill_plan.h),
 // unless a job of the same request was planned earlier in the pass; the
 // job keeps what was planned for squeue --start.
-void planStart(BackfillPlan& plan, std::optional<std::vector<select::RunningJob>>& running, const CoreState& state,
-               const select::Request& request, const select::PartitionView& view, int64_t now, int64_t window,
+void planStart(SchedulingPass& pass, std::optional<std::vector<select::RunningJob>>& running, const CoreState& state,
+               const select::Request& request, const select::PartitionView& view, int64_t now,
                select::Cluster& cluster, JobRecord& job) {
+  BackfillPlan& plan = *pass.plan;
   auto keep = [&job, &cluster](const BackfillPlan::Planned& planned) {
     job.plannedStart = planned.nodes.empty() ? 0 : planned.start;
     job.plannedNodes.clear();
     for (int node : planned.nodes) job.plannedNodes.push_back(cluster.node(node).name);
   };
   if (const BackfillPlan::Planned* alike = plan.plannedAlike(request, view)) return keep(*alike);
-  if (!running) running = runningJobEnds(state.jobs, now);
-  select::StartEstimate estimate = cluster.estimateStartSorted(request, view, *running, now, now + window);
+  if (!running) running = runningJobEnds(state.jobs, now, pass.resolution);
+  select::StartEstimate estimate = cluster.estimateStartSorted(request, view, *running, now, now + pass.window);
   BackfillPlan::Planned planned;
-  if (estimate.outcome.verdict == select::Verdict::Placed && estimate.startTime <= now + window) {
+  if (estimate.outcome.verdict == select::Verdict::Placed && estimate.startTime <= now + pass.window) {
     planned.start = estimate.startTime;
     for (const auto& grant : estimate.outcome.allocation.nodes) planned.nodes.push_back(grant.node);
   }
@@ -106,7 +110,29 @@ void planStart(BackfillPlan& plan, std::optional<std::vector<select::RunningJob>
   plan.plan(request, view, std::move(planned));
 }
 
+// Between full passes: bf_interval under backfill, sched_interval, the
+// shorter of those on; 0 when neither runs.
+int fullPassPeriodSeconds(const config::GantryConf& conf) {
+  const config::SchedulingParameters& p = conf.scheduling;
+  int period = p.mainPassesOn() ? p.schedIntervalSec : 0;
+  if (conf.schedulerType == "sched/backfill" && p.backfillOn()) {
+    period = period == 0 ? p.bfIntervalSec : std::min(period, p.bfIntervalSec);
+  }
+  return period;
+}
+
 }  // namespace
+
+// What one slice of a pass shares between its jobs; made again after the
+// pass gave the strand back, since the jobs and nodes may have changed.
+struct PassScratch {
+  PassScratch(const CoreState& state, int64_t now, bool killInvalid) : now(now), gate(state, now, killInvalid) {}
+  int64_t now;
+  DependencyGate gate;
+  // Per partition, its nodes with drains, to tell a job that waits for them.
+  std::map<const select::PartitionView*, std::vector<std::string>> degradedByView;
+  std::optional<std::vector<select::RunningJob>> running;  // for planned starts, built on the first
+};
 
 void ControllerCore::requestSchedule() {
   if (scheduleRequested_) return;
@@ -125,7 +151,8 @@ void ControllerCore::schedulePass(Reply<SchedulePassReport> reply) {
       if (job.state == JobState::Pending && !job.held()) ++report.pending;
       if (job.holdsResources) ++runningBefore;
     }
-    schedule();
+    SchedulingPass pass = beginPass(std::numeric_limits<size_t>::max());
+    runPass(pass, std::numeric_limits<size_t>::max());
     size_t runningAfter = 0;
     for (const auto& [id, job] : state_.jobs) runningAfter += job.holdsResources ? 1 : 0;
     report.started = runningAfter - runningBefore;
@@ -134,135 +161,218 @@ void ControllerCore::schedulePass(Reply<SchedulePassReport> reply) {
 }
 
 void ControllerCore::schedule() {
-  if (stopped_) return;
-  // Accounting's background work waits while a pass runs (accounting_journal.h).
-  AccountingJournal::CoreBusy busy(accountingJournal_.get());
-  // Pending jobs in priority order, then submission order. A job that does
-  // not fit now does not stop smaller ones behind it from starting.
-  std::vector<JobRecord*> pending;
+  // sched_interval=-1: only the backfill pass starts jobs, as in Slurm.
+  if (stopped_ || !conf_.scheduling.mainPassesOn()) return;
+  SchedulingPass pass = beginPass(static_cast<size_t>(conf_.scheduling.defaultQueueDepth));
+  runPass(pass, std::numeric_limits<size_t>::max());
+}
+
+void ControllerCore::armFullPass() {
+  int period = fullPassPeriodSeconds(conf_);
+  if (period == 0) return;
+  fullPassTimer_ = timers_->after(std::chrono::seconds(period), [this] {
+    onStrand([this] {
+      fullPassTimer_ = 0;
+      if (stopped_) return;
+      // A pass still giving the strand back is not started again.
+      if (!fullPass_) {
+        fullPass_ = beginPass(std::numeric_limits<size_t>::max());
+        continueFullPass();
+      }
+      armFullPass();
+    });
+  });
+}
+
+void ControllerCore::continueFullPass() {
+  if (!fullPass_) return;
+  if (stopped_ || !passGoesOn(*fullPass_, stateEpoch_, configurations_, conf_.scheduling.bfContinue)) {
+    if (!stopped_) {
+      spdlog::debug("full scheduling pass ended after {} of {} jobs: jobs, nodes or the configuration changed",
+                    fullPass_->next, fullPass_->order.size());
+    }
+    fullPass_.reset();
+    return;
+  }
+  if (runPass(*fullPass_, kFullPassSlice)) {
+    fullPass_.reset();
+    return;
+  }
+  fullPass_->epoch = stateEpoch_;
+  onStrand([this] { continueFullPass(); });
+}
+
+void ControllerCore::armBeginTimer(int64_t at) {
+  if (at == beginTimerAt_) return;
+  if (beginTimer_ != 0) timers_->cancel(beginTimer_);
+  beginTimer_ = 0;
+  beginTimerAt_ = at;
+  if (at == 0) return;
+  // A job's begin time (or the end of a requeued job's delay) starts a pass
+  // then, not at the next tick.
+  beginTimer_ = timers_->after(std::chrono::seconds(std::max<int64_t>(at - now(), 0)), [this] {
+    onStrand([this] {
+      beginTimer_ = 0;
+      beginTimerAt_ = 0;
+      requestSchedule();
+    });
+  });
+}
+
+SchedulingPass ControllerCore::beginPass(size_t depth) {
+  SchedulingPass pass;
+  pass.configuration = configurations_;
   const int64_t t = now();
+  int64_t nextBegin = 0;
+  std::vector<std::pair<uint32_t, JobRecord*>> ordered;
+  const PriorityContext context = priorityContext();
   for (auto& [id, job] : state_.jobs) {
     if (job.state != JobState::Pending) continue;
-    job.plannedStart = 0;
-    job.plannedNodes.clear();
+    if (job.held() || job.eligibleTime > t) {
+      job.plannedStart = 0;
+      job.plannedNodes.clear();
+    }
     if (job.held()) continue;
-    // A requeued job waits out its delay; the tick's passes take it after.
+    // A job given --begin, or a requeued one waiting out its delay.
     if (job.eligibleTime > t) {
       if (job.reason != JobReason::BeginTime) (void)applyJob(job, job_event::StillPending{JobReason::BeginTime, ""});
+      if (nextBegin == 0 || job.eligibleTime < nextBegin) nextBegin = job.eligibleTime;
       continue;
     }
     // A requeued job whose previous run's setup still runs waits for it:
     // its record takes one setup at a time (its nodes are held meanwhile).
     if (job.network && job.network->setup != interconnect::SetupPhase::None) continue;
-    pending.push_back(&job);
+    ordered.emplace_back(effectivePriority(job, context), &job);
   }
-  // Highest priority first (priorities.cpp), then submission order.
-  {
-    const PriorityContext context = priorityContext();
-    std::vector<std::pair<uint32_t, JobRecord*>> ordered;
-    ordered.reserve(pending.size());
-    for (JobRecord* job : pending) ordered.emplace_back(effectivePriority(*job, context), job);
-    std::stable_sort(ordered.begin(), ordered.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (size_t i = 0; i < ordered.size(); ++i) pending[i] = ordered[i].second;
+  armBeginTimer(nextBegin);
+  // Highest priority first (priorities.cpp), then submission order; an
+  // event's pass sorts only as deep as it tests.
+  auto before = [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second->id < b.second->id;
+  };
+  if (depth < ordered.size()) {
+    std::partial_sort(ordered.begin(), ordered.begin() + static_cast<std::ptrdiff_t>(depth), ordered.end(), before);
+    ordered.resize(depth);
+  } else {
+    std::sort(ordered.begin(), ordered.end(), before);
   }
-  // Per partition, its nodes with drains, to tell a job that waits for them.
-  std::map<const select::PartitionView*, std::vector<std::string>> degradedByView;
-  DependencyGate gate(state_, t, conf_.killInvalidDepend);
+  pass.order.reserve(ordered.size());
+  for (const auto& [priority, job] : ordered) pass.order.push_back(job->id);
   // sched/backfill: a job that cannot start now gets a planned start, and
   // the jobs behind it keep clear of it (backfill_plan.h). Not under gang
   // timeslicing, where jobs take turns on shared nodes instead.
-  std::optional<BackfillPlan> plan;
-  int64_t window = 0;
-  if (conf_.schedulerType == "sched/backfill" && !conf_.gangScheduling()) {
-    plan.emplace(backfillMaxJobTest(conf_.schedulerParameters));
-    window = backfillWindowSeconds(conf_.schedulerParameters);
+  const config::SchedulingParameters& knobs = conf_.scheduling;
+  if (conf_.schedulerType == "sched/backfill" && knobs.backfillOn() && !conf_.gangScheduling()) {
+    pass.plan.emplace(knobs.bfMaxJobTest, knobs.bfMaxJobUser);
+    pass.window = knobs.bfWindowSec;
+    pass.resolution = knobs.bfResolutionSec;
   }
-  std::optional<std::vector<select::RunningJob>> running;  // for planned starts, built on the first
-  for (JobRecord* job : pending) {
-    // Checked in this order, so a job placed earlier in the pass counts
-    // for the singletons after it.
-    if (!job->dependency.empty()) {
-      auto checked = gate.check(*job);
-      bool satisfied = checked.verdict == DependencyVerdict::Satisfied;
-      (void)applyJob(*job, checked);
-      if (!satisfied) continue;
+  return pass;
+}
+
+bool ControllerCore::runPass(SchedulingPass& pass, size_t budget) {
+  // Accounting's background work waits while a pass runs (accounting_journal.h).
+  AccountingJournal::CoreBusy busy(accountingJournal_.get());
+  PassScratch scratch(state_, now(), conf_.killInvalidDepend);
+  for (size_t tested = 0; pass.next < pass.order.size() && tested < budget; ++pass.next) {
+    JobRecord* job = state_.findJob(pass.order[pass.next]);
+    // Gone, started, held or given a later begin since the pass began.
+    if (job == nullptr || job->state != JobState::Pending || job->held() || job->eligibleTime > scratch.now) continue;
+    ++tested;
+    job->plannedStart = 0;
+    job->plannedNodes.clear();
+    testPendingJob(*job, pass, scratch);
+  }
+  return pass.next >= pass.order.size();
+}
+
+void ControllerCore::testPendingJob(JobRecord& pendingJob, SchedulingPass& pass, PassScratch& scratch) {
+  JobRecord* job = &pendingJob;
+  const int64_t t = scratch.now;
+  // Checked in this order, so a job placed earlier in the pass counts for
+  // the singletons after it.
+  if (!job->dependency.empty()) {
+    auto checked = scratch.gate.check(*job);
+    bool satisfied = checked.verdict == DependencyVerdict::Satisfied;
+    (void)applyJob(*job, checked);
+    if (!satisfied) return;
+  }
+  const select::PartitionView* view = state_.partitionView(job->spec.partition());
+  if (view == nullptr) return;
+  auto request = toSelectRequest(job->spec);
+  if (!request) {
+    // Accepted once, refused now (the configuration changed since, e.g.
+    // SelectType): it waits, and says why, until it is fixed or cancelled.
+    (void)applyJob(*job, job_event::StillPending{JobReason::BadConstraints, request.error()});
+    return;
+  }
+  request->uid = job->uid;
+  std::optional<BackfillPlan>& plan = pass.plan;
+  auto& running = scratch.running;
+  const int64_t end = job->timeLimitSeconds > 0 ? roundUpTo(t + job->timeLimitSeconds, pass.resolution) : kNeverEnds;
+  // An array's record starts its tasks lowest index first, each as a
+  // record of its own, while they fit and its throttle (%N) allows.
+  int activeTasks = job->holdsArrayTasks() && job->arrayThrottle > 0 ? activeArrayTasks(job->arrayJobId) : 0;
+  for (bool more = true; more;) {
+    more = false;
+    if (job->holdsArrayTasks() && job->arrayThrottle > 0 && activeTasks >= static_cast<int>(job->arrayThrottle)) {
+      (void)applyJob(*job, job_event::StillPending{JobReason::JobArrayTaskLimit, ""});
+      break;
     }
-    const select::PartitionView* view = state_.partitionView(job->spec.partition());
-    if (view == nullptr) continue;
-    auto request = toSelectRequest(job->spec);
-    if (!request) {
-      // Accepted once, refused now (the configuration changed since, e.g.
-      // SelectType): it waits, and says why, until it is fixed or cancelled.
-      (void)applyJob(*job, job_event::StillPending{JobReason::BadConstraints, request.error()});
-      continue;
+    const select::PartitionView& allowed = plan ? plan->viewFor(*view, end) : *view;
+    select::SelectTrace trace;
+    select::Outcome outcome = state_.cluster.select(*request, *view, conf_.debugSelectType ? &trace : nullptr);
+    for (const auto& rejection : trace) {
+      spdlog::info("select: job {} not on node {}: {}", job->id, state_.cluster.node(rejection.node).name,
+                   rejection.rule);
     }
-    request->uid = job->uid;
-    const int64_t end = job->timeLimitSeconds > 0 ? t + job->timeLimitSeconds : kNeverEnds;
-    // An array's record starts its tasks lowest index first, each as a
-    // record of its own, while they fit and its throttle (%N) allows.
-    int activeTasks = job->holdsArrayTasks() && job->arrayThrottle > 0 ? activeArrayTasks(job->arrayJobId) : 0;
-    for (bool more = true; more;) {
-      more = false;
-      if (job->holdsArrayTasks() && job->arrayThrottle > 0 && activeTasks >= static_cast<int>(job->arrayThrottle)) {
-        (void)applyJob(*job, job_event::StillPending{JobReason::JobArrayTaskLimit, ""});
-        break;
+    // A place on planned nodes, for a job that would still run at their
+    // planned start: it may go elsewhere, or it waits behind the plans
+    // (reason Priority, as in Slurm). A job that fits nowhere now waits
+    // for resources, as without plans, at the cost of one selection.
+    bool behindPlans = false;
+    if (outcome.verdict == select::Verdict::Placed && &allowed != view && plan->anyPlanned(outcome.allocation)) {
+      select::Outcome elsewhere = state_.cluster.select(*request, allowed);
+      behindPlans = elsewhere.verdict != select::Verdict::Placed;
+      outcome = std::move(elsewhere);
+    }
+    if (outcome.verdict == select::Verdict::Placed) {
+      const bool fromArray = job->holdsArrayTasks();
+      JobRecord& started = fromArray ? splitArrayTask(*job, job->arrayPending.first()) : *job;
+      std::vector<std::string> names;
+      for (const auto& grant : outcome.allocation.nodes) names.push_back(state_.cluster.node(grant.node).name);
+      bool startSuspended = admitToGang(started, outcome.allocation);
+      bool configureNetwork = switchActive() && interconnect::requestsNetwork(started.spec.network());
+      auto placed = applyJob(started, job_event::Placed{std::move(outcome.allocation), std::move(names),
+                                                        startSuspended, configureNetwork});
+      if (placed) scratch.gate.placed(started);
+      if (placed && running) {
+        addRunningJob(*running,
+                      {.allocation = started.allocation, .endTime = end == kNeverEnds ? t + kUnlimitedRunSeconds : end});
       }
-      const select::PartitionView& allowed = plan ? plan->viewFor(*view, end) : *view;
-      select::SelectTrace trace;
-      select::Outcome outcome = state_.cluster.select(*request, *view, conf_.debugSelectType ? &trace : nullptr);
-      for (const auto& rejection : trace) {
-        spdlog::info("select: job {} not on node {}: {}", job->id, state_.cluster.node(rejection.node).name,
-                     rejection.rule);
+      if (!placed) {
+        leaveGang(started);  // admitted for nothing: free its place in the rotation
+      } else if (configureNetwork) {
+        startSwitchSetup(started);
       }
-      // A place on planned nodes, for a job that would still run at their
-      // planned start: it may go elsewhere, or it waits behind the plans
-      // (reason Priority, as in Slurm). A job that fits nowhere now waits
-      // for resources, as without plans, at the cost of one selection.
-      bool behindPlans = false;
-      if (outcome.verdict == select::Verdict::Placed && &allowed != view && plan->anyPlanned(outcome.allocation)) {
-        select::Outcome elsewhere = state_.cluster.select(*request, allowed);
-        behindPlans = elsewhere.verdict != select::Verdict::Placed;
-        outcome = std::move(elsewhere);
+      // The next task of the array, if any is left in its record.
+      if (placed && fromArray && job->holdsArrayTasks()) {
+        ++activeTasks;
+        more = true;
       }
-      if (outcome.verdict == select::Verdict::Placed) {
-        const bool fromArray = job->holdsArrayTasks();
-        JobRecord& started = fromArray ? splitArrayTask(*job, job->arrayPending.first()) : *job;
-        std::vector<std::string> names;
-        for (const auto& grant : outcome.allocation.nodes) names.push_back(state_.cluster.node(grant.node).name);
-        bool startSuspended = admitToGang(started, outcome.allocation);
-        bool configureNetwork = switchActive() && interconnect::requestsNetwork(started.spec.network());
-        auto placed = applyJob(started, job_event::Placed{std::move(outcome.allocation), std::move(names),
-                                                          startSuspended, configureNetwork});
-        if (placed) gate.placed(started);
-        if (placed && running) {
-          addRunningJob(*running,
-                        {.allocation = started.allocation, .endTime = end == kNeverEnds ? t + kUnlimitedRunSeconds : end});
-        }
-        if (!placed) {
-          leaveGang(started);  // admitted for nothing: free its place in the rotation
-        } else if (configureNetwork) {
-          startSwitchSetup(started);
-        }
-        // The next task of the array, if any is left in its record.
-        if (placed && fromArray && job->holdsArrayTasks()) {
-          ++activeTasks;
-          more = true;
-        }
-      } else if (behindPlans) {
-        (void)applyJob(*job, job_event::StillPending{JobReason::Priority, ""});
-      } else if (outcome.verdict == select::Verdict::Never) {
-        (void)applyJob(*job, job_event::StillPending{JobReason::ReqNodeNotAvail, ""});
-      } else {
-        if (plan && plan->canPlan()) planStart(*plan, running, state_, *request, *view, t, window, state_.cluster, *job);
-        std::string detail = outcome.reason == select::kReasonResources ? "" : outcome.reason;
-        if (detail.empty()) {
-          auto known = degradedByView.find(view);
-          if (known == degradedByView.end()) known = degradedByView.emplace(view, degradedNodesOf(*view)).first;
-          detail = drainedWaitReason(*request, *view, known->second);
-        }
-        (void)applyJob(*job, job_event::StillPending{JobReason::Resources, detail});
+    } else if (behindPlans) {
+      (void)applyJob(*job, job_event::StillPending{JobReason::Priority, ""});
+    } else if (outcome.verdict == select::Verdict::Never) {
+      (void)applyJob(*job, job_event::StillPending{JobReason::ReqNodeNotAvail, ""});
+    } else {
+      if (plan && plan->canPlan(job->uid)) planStart(pass, running, state_, *request, *view, t, state_.cluster, *job);
+      std::string detail = outcome.reason == select::kReasonResources ? "" : outcome.reason;
+      if (detail.empty()) {
+        auto known = scratch.degradedByView.find(view);
+        if (known == scratch.degradedByView.end()) known = scratch.degradedByView.emplace(view, degradedNodesOf(*view)).first;
+        detail = drainedWaitReason(*request, *view, known->second);
       }
+      (void)applyJob(*job, job_event::StillPending{JobReason::Resources, detail});
     }
   }
 }

@@ -297,15 +297,17 @@ TEST_CASE("gantry.conf: SchedulerParameters=requeue_delay", "[config][gantry]") 
   CHECK_THAT(parseError("SchedulerParameters=requeue_delay=soon\n"), Catch::Contains("requeue_delay=soon"));
 }
 
-TEST_CASE("gantry.conf: SchedulerParameters=bf_max_job_test is a positive number", "[config][gantry]") {
-  CHECK(mustParse("SchedulerParameters=bf_max_job_test=20,kill_invalid_depend\n").killInvalidDepend);
+TEST_CASE("gantry.conf: SchedulerParameters' scheduling items, and a bad one named with its line", "[config][gantry]") {
+  auto conf = mustParse("SchedulerParameters=bf_max_job_test=20,kill_invalid_depend,bf_interval=5,bf_continue\n");
+  CHECK(conf.killInvalidDepend);
+  CHECK(conf.scheduling.bfMaxJobTest == 20);
+  CHECK(conf.scheduling.bfIntervalSec == 5);
+  CHECK(conf.scheduling.bfContinue);
   CHECK_THAT(parseError("SchedulerParameters=bf_max_job_test=0\n"),
-             Catch::Contains("gantry.conf:1: SchedulerParameters=bf_max_job_test=0: bf_max_job_test=0 is not a positive "
-                             "number of jobs"));
-  CHECK_THAT(parseError("SchedulerParameters=bf_max_job_test=many\n"), Catch::Contains("bf_max_job_test=many"));
-  CHECK(mustParse("SchedulerParameters=bf_window=60\n").schedulerParameters.size() == 1);
-  CHECK_THAT(parseError("SchedulerParameters=bf_window=-5\n"),
-             Catch::Contains("bf_window=-5 is not a positive number of minutes"));
+             Catch::Contains("gantry.conf:1: SchedulerParameters=bf_max_job_test=0: bf_max_job_test=0: bf_max_job_test "
+                             "must be a number of jobs from 1 to 1000000"));
+  // A second SchedulerParameters line replaces the first, knobs included.
+  CHECK(mustParse("SchedulerParameters=bf_interval=5\nSchedulerParameters=bf_window=60\n").scheduling.bfIntervalSec == 30);
 }
 
 TEST_CASE("gantry.conf: MinJobAge", "[config][gantry]") {

@@ -162,7 +162,8 @@ inline std::string tempDb() {
 struct CoreHarness {
   explicit CoreHarness(config::GantryConf configuration = twoNodeConf(), std::string dbPath = tempDb(),
                        core::SwitchCalls* switchCalls = nullptr, core::SwitchScriptAnswers switchAnswers = {},
-                       int64_t keepFinishedSeconds = 300, accounting::AccountingStore* accounting = nullptr)
+                       int64_t keepFinishedSeconds = 300, accounting::AccountingStore* accounting = nullptr,
+                       std::chrono::milliseconds tick = std::chrono::milliseconds(1))
       : db(std::move(dbPath)), conf(std::move(configuration)) {
     // A requeued job may start again at once here, unlike on a site
     // (requeue_delay, 121 s), unless the test sets the delay itself.
@@ -174,7 +175,7 @@ struct CoreHarness {
     core = std::make_unique<core::ControllerCore>(
         io, core::CoreOptions{.conf = &conf, .clock = &clock, .store = &store, .agents = &agents,
                               .timers = &timers, .keepFinishedSeconds = keepFinishedSeconds,
-                              .tick = std::chrono::milliseconds(1), .switchCalls = switchCalls, .switchAnswers = switchAnswers,
+                              .tick = tick, .switchCalls = switchCalls, .switchAnswers = switchAnswers,
                               .accounting = accounting});
     REQUIRE(core->start().ok());
   }

@@ -41,7 +41,7 @@ TEST_CASE("backfill plan: the nodes a later job may take", "[core][backfill]") {
   };
   for (const Case& c : cases) {
     SECTION(c.rule) {
-      BackfillPlan plan(10);
+      BackfillPlan plan(10, 0);
       for (const auto& reserve : c.plans) plan.reserve(reserve.nodes, reserve.start);
       select::PartitionView partition = partitionOf(c.partition);
       CHECK(plan.viewFor(partition, c.jobEnd).nodes == c.allowed);
@@ -50,7 +50,7 @@ TEST_CASE("backfill plan: the nodes a later job may take", "[core][backfill]") {
 }
 
 TEST_CASE("backfill plan: a view is worked out again once a plan is added", "[core][backfill]") {
-  BackfillPlan plan(10);
+  BackfillPlan plan(10, 0);
   select::PartitionView partition = partitionOf({0, 1, 2});
   plan.reserve({0}, 100);
   CHECK(plan.viewFor(partition, 200).nodes == std::vector<int>{1, 2});
@@ -59,14 +59,14 @@ TEST_CASE("backfill plan: a view is worked out again once a plan is added", "[co
 }
 
 TEST_CASE("backfill plan: at most bf_max_job_test jobs are estimated, a shape once", "[core][backfill]") {
-  BackfillPlan plan(3);
+  BackfillPlan plan(3, 0);
   select::PartitionView partition = partitionOf({0, 1, 2});
   select::PartitionView other = partitionOf({0, 1, 2});
   select::Request oneGpu;
   oneGpu.gpus = 1;
   select::Request twoGpus;
   twoGpus.gpus = 2;
-  CHECK(plan.canPlan());
+  CHECK(plan.canPlan(0));
   CHECK(plan.plannedAlike(oneGpu, partition) == nullptr);
   plan.plan(oneGpu, partition, {.start = 70, .nodes = {1}});
   // The same shape again gets the same plan without an estimate.
@@ -76,19 +76,34 @@ TEST_CASE("backfill plan: at most bf_max_job_test jobs are estimated, a shape on
   CHECK(alike->nodes == std::vector<int>{1});
   CHECK(plan.plannedAlike(twoGpus, partition) == nullptr);  // another shape
   CHECK(plan.plannedAlike(oneGpu, other) == nullptr);       // another partition
-  CHECK(plan.canPlan());
+  CHECK(plan.canPlan(0));
   // An estimate that found no place reserves nothing, but counts.
   plan.plan(twoGpus, partition, {});
-  CHECK_FALSE(plan.canPlan());  // two estimates and one alike: three
+  CHECK_FALSE(plan.canPlan(0));  // two estimates and one alike: three
   CHECK(plan.viewFor(partition, kNeverEnds).nodes == std::vector<int>{0, 2});
-  CHECK(backfillMaxJobTest({}) == 500);
-  CHECK(backfillMaxJobTest({"bf_interval=30", "bf_max_job_test=25"}) == 25);
-  CHECK(backfillWindowSeconds({}) == 86400);
-  CHECK(backfillWindowSeconds({"bf_window=90"}) == 5400);
+}
+
+TEST_CASE("backfill plan: at most bf_max_job_user of one user's jobs are estimated", "[core][backfill]") {
+  BackfillPlan plan(10, 2);
+  select::PartitionView partition = partitionOf({0, 1, 2});
+  select::Request mine;
+  mine.uid = 1001;
+  mine.gpus = 1;
+  select::Request theirs = mine;
+  theirs.uid = 1002;
+  plan.plan(mine, partition, {.start = 70, .nodes = {1}});
+  CHECK(plan.canPlan(1001));
+  REQUIRE(plan.plannedAlike(mine, partition) != nullptr);  // a shape planned alike counts too
+  CHECK_FALSE(plan.canPlan(1001));
+  CHECK(plan.canPlan(1002));
+  CHECK(plan.plannedAlike(theirs, partition) == nullptr);  // another user's request is another shape
+  BackfillPlan unlimited(10, 0);
+  for (int i = 0; i < 5; ++i) unlimited.plan(mine, partition, {});
+  CHECK(unlimited.canPlan(1001));
 }
 
 TEST_CASE("backfill plan: whether an allocation takes planned nodes", "[core][backfill]") {
-  BackfillPlan plan(10);
+  BackfillPlan plan(10, 0);
   plan.reserve({2, 5}, 100);
   auto on = [](std::vector<int> nodes) {
     select::Allocation allocation;

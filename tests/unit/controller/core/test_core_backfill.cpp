@@ -3,6 +3,8 @@
 // behind it start now only where and while they cannot delay it.
 #include "tests/unit/controller/core/core_harness.h"
 
+#include "controller/core/running_ends.h"
+
 using namespace gantry;
 using testing::tempDb;
 
@@ -94,10 +96,11 @@ TEST_CASE("a waiting job's listing carries its planned start and nodes (squeue -
   uint64_t pair = h.submit(job(4, 30, 2));  // two whole nodes: a's and b's, once b ends
   v1::Job waiting = h.job(pair);
   const int64_t now = toUnixSeconds(h.clock.now());
-  CHECK(waiting.planned_start() == now + 40 * 60);
+  // On bf_resolution's grid (60 s by default), as the running jobs' ends are.
+  CHECK(waiting.planned_start() == core::roundUpTo(now + 40 * 60, 60));
   CHECK(waiting.planned_nodes() == "n[1-2]");
   uint64_t allThree = h.submit(job(4, 0, 3));  // behind c's 90 minutes: planned too, later
-  CHECK(h.job(allThree).planned_start() == now + 90 * 60);
+  CHECK(h.job(allThree).planned_start() == core::roundUpTo(now + 90 * 60, 60));
   CHECK(h.job(allThree).planned_nodes() == "n[1-3]");
   h.complete(a);
   h.complete(b);
