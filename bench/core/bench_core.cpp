@@ -27,7 +27,11 @@
 // before it to its answer. The store commits (and fsyncs) on its writer
 // thread; the passes do not wait for it.
 //
-// Usage: bench_core [--submit] [--builtin] [--multifactor] [--array TASKS] [saturated rounds, default 3] [nodes, default 10000]
+// --backfill: the queue of "Backfill" below on a cluster 90% full of jobs
+// with time limits: the full pass (every job tested, up to bf_max_job_test
+// planned) and an event's pass (default_queue_depth jobs).
+//
+// Usage: bench_core [--submit] [--builtin] [--multifactor] [--array TASKS] [--backfill] [--parameters TEXT] [saturated rounds, default 3] [nodes, default 10000]
 //                   [jobs, default 10000]
 #include <boost/asio/io_context.hpp>
 #include <algorithm>
@@ -90,9 +94,12 @@ bool gBuiltin = false;
 // --multifactor: PriorityType=priority/multifactor with every weight set,
 // so each pass works out every pending job's priority.
 bool gMultifactor = false;
+// --parameters TEXT: SchedulerParameters=TEXT (bf_max_job_test=10000, say).
+std::string gSchedulerParameters;
 
 std::string confText() {
   return std::string(gBuiltin ? "SchedulerType=sched/builtin\n" : "") +
+         (gSchedulerParameters.empty() ? std::string() : "SchedulerParameters=" + gSchedulerParameters + "\n") +
          std::string(gMultifactor ? "PriorityType=priority/multifactor\nPriorityWeightAge=1000\n"
                                     "PriorityWeightFairshare=10000\nPriorityWeightJobSize=100\n"
                                     "PriorityWeightPartition=100\n"
@@ -307,7 +314,7 @@ class Bench {
 
   // One pass, timed from the moment it is the strand's next handler: a
   // getConfig posted just before it marks the start.
-  core::ControllerCore::SchedulePassReport timedPass(double* seconds) {
+  core::ControllerCore::SchedulePassReport timedPass(double* seconds, size_t depth = SIZE_MAX) {
     std::optional<SteadyClock::time_point> start, end;
     std::optional<core::ControllerCore::SchedulePassReport> report;
     double cpuStart = 0;
@@ -315,12 +322,14 @@ class Bench {
       start = SteadyClock::now();
       cpuStart = strandCpuSeconds();
     });
-    core_->schedulePass([&](Result<core::ControllerCore::SchedulePassReport> r) {
-      end = SteadyClock::now();
-      lastPassCpu_ = strandCpuSeconds() - cpuStart;
-      if (!r) fail("schedulePass: " + r.error());
-      report = *r;
-    });
+    core_->schedulePass(
+        [&](Result<core::ControllerCore::SchedulePassReport> r) {
+          end = SteadyClock::now();
+          lastPassCpu_ = strandCpuSeconds() - cpuStart;
+          if (!r) fail("schedulePass: " + r.error());
+          report = *r;
+        },
+        depth);
     while (!report) io_.run_one();
     *seconds = std::chrono::duration<double>(*end - *start).count();
     return *report;
@@ -391,8 +400,8 @@ std::filesystem::path makeTempDir() {
 }
 
 void printPass(const char* name, double seconds, const core::ControllerCore::SchedulePassReport& report) {
-  std::printf("case=%s ms=%.1f pending=%zu started=%zu us_per_pending_job=%.2f\n", name, seconds * 1e3,
-              report.pending, report.started, report.pending ? seconds * 1e6 / report.pending : 0.0);
+  std::printf("case=%s ms=%.1f pending=%zu started=%zu planned=%zu us_per_pending_job=%.2f\n", name, seconds * 1e3,
+              report.pending, report.started, report.planned, report.pending ? seconds * 1e6 / report.pending : 0.0);
 }
 
 struct RunTimes {
@@ -556,10 +565,75 @@ void runArrayCase(const std::filesystem::path& dir, int tasks) {
   printPass("array_saturated_pass", seconds, report);
 }
 
+// Backfill: the queue is job n of kJobs, in submission order (FIFO):
+//   n % 100 == 99   an array of 50 one-GPU tasks, 30 minutes each;
+//   n % 20 == 0     2^((n / 20) % 7) whole nodes (1 to 64), 2 to 12 hours;
+//   otherwise       1, 2, 4 or 8 GPUs on one node (8 CPUs per GPU), for 10
+//                   minutes to 8 hours.
+// The running load: jobs of kNodes / 100 whole nodes on 90% of the nodes,
+// with limits of 1 to 24 hours, so that the first pass both starts jobs on
+// the free tenth and plans the rest behind the running ones.
+v1::JobSpec backfillJob(int n) {
+  static const int kMinutes[] = {10, 30, 60, 240, 480};
+  if (n % 100 == 99) {
+    v1::JobSpec spec = jobSpec(1, kCpusPerGpu);
+    spec.set_array("0-49");
+    spec.set_time_limit_minutes(30);
+    return spec;
+  }
+  if (n % 20 == 0) {
+    v1::JobSpec spec = wholeNodesSpec(1 << ((n / 20) % 7));
+    spec.set_name("bench");
+    spec.set_time_limit_minutes(120 * (1 + (n / 20) % 6));
+    return spec;
+  }
+  int gpus = 1 << (n % 4);
+  v1::JobSpec spec = jobSpec(gpus, gpus * kCpusPerGpu);
+  spec.set_time_limit_minutes(kMinutes[n % 5]);
+  return spec;
+}
+
+void runBackfillCase(const std::filesystem::path& dir, int rounds) {
+  for (const char* file : {"bench.db", "bench.db-wal", "bench.db-shm"}) std::filesystem::remove(dir / file);
+  Bench bench((dir / "bench.db").string());
+  bench.startCore();
+  bench.registerAll();
+  const int perFiller = std::max(1, kNodes / 100);
+  std::vector<v1::JobSpec> running;
+  for (int used = 0; used + perFiller <= kNodes * 9 / 10; used += perFiller) {
+    v1::JobSpec spec = wholeNodesSpec(perFiller);
+    spec.set_time_limit_minutes(60 * (1 + static_cast<int>(running.size()) % 24));
+    running.push_back(spec);
+  }
+  double seconds = 0;
+  auto filled = bench.releaseAndPass(bench.submit(running), &seconds);
+  std::vector<v1::JobSpec> queue;
+  for (int n = 0; n < kJobs; ++n) queue.push_back(backfillJob(n));
+  auto ids = bench.submit(queue);
+  std::printf("# backfill: %zu running jobs of %d nodes (90%% of the cluster), %d jobs queued (arrays of 50 "
+              "tasks among them)\n", filled.started, perFiller, kJobs);
+  auto first = bench.releaseAndPass(ids, &seconds);
+  printPass("backfill_first_full_pass", seconds, first);
+  std::vector<double> full, event;
+  core::ControllerCore::SchedulePassReport steady, shallow;
+  for (int r = 0; r < rounds; ++r) {
+    steady = bench.timedPass(&seconds);
+    full.push_back(seconds);
+    shallow = bench.timedPass(&seconds, 100);
+    event.push_back(seconds);
+  }
+  std::sort(full.begin(), full.end());
+  std::sort(event.begin(), event.end());
+  printPass("backfill_full_pass", full[full.size() / 2], steady);
+  std::printf("case=event_pass depth=100 ms=%.1f started=%zu planned=%zu (median of %d)\n",
+              event[event.size() / 2] * 1e3, shallow.started, shallow.planned, rounds);
+}
+
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   bool viaSubmit = false, accountingCompare = false;
   int arrayTasks = 0;
+  bool backfill = false;
   while (!args.empty() && args.front().rfind("--", 0) == 0) {
     if (args.front() == "--submit") {
       viaSubmit = true;
@@ -570,13 +644,18 @@ int main(int argc, char** argv) {
     } else if (args.front() == "--array" && args.size() > 1) {
       arrayTasks = std::max(2, std::atoi(args[1].c_str()));
       args.erase(args.begin());
+    } else if (args.front() == "--backfill") {
+      backfill = true;
+    } else if (args.front() == "--parameters" && args.size() > 1) {
+      gSchedulerParameters = args[1];
+      args.erase(args.begin());
     } else if (args.front() == "--accounting") {
       // Accounting off, then on, in one run: submit throughput and
       // scheduling passes side by side, with their ratios.
       accountingCompare = true;
       viaSubmit = true;
     } else {
-      std::fprintf(stderr, "bench_core: unknown option %s (expected --submit, --builtin, --multifactor, --array TASKS or --accounting)\n", args.front().c_str());
+      std::fprintf(stderr, "bench_core: unknown option %s (expected --submit, --builtin, --multifactor, --array TASKS, --backfill, --parameters TEXT or --accounting)\n", args.front().c_str());
       return 2;
     }
     args.erase(args.begin());
@@ -587,13 +666,16 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::filesystem::path dir = makeTempDir();
   std::printf("# bench_core nodes=%d gpus_per_node=%d cores_per_node=%d jobs=%d saturated_rounds=%d queue=%s "
-              "scheduler=%s priority=%s\n",
+              "scheduler=%s priority=%s parameters=%s\n",
               kNodes, kGpusPerNode, 2 * kCoresPerSocket, kJobs, rounds, viaSubmit ? "submitted" : "recovered",
-              gBuiltin ? "sched/builtin" : "sched/backfill", gMultifactor ? "multifactor" : "basic");
+              gBuiltin ? "sched/builtin" : "sched/backfill", gMultifactor ? "multifactor" : "basic",
+              gSchedulerParameters.empty() ? "(defaults)" : gSchedulerParameters.c_str());
   std::printf("# store: SQLite in a temporary folder; its commits and fsyncs run on the store's writer thread, "
               "outside the timed passes\n");
   if (arrayTasks > 0) {
     runArrayCase(dir, arrayTasks);
+  } else if (backfill) {
+    runBackfillCase(dir, rounds);
   } else if (!accountingCompare) {
     runOnce(dir, viaSubmit, rounds, false);
   } else {

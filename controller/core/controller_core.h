@@ -145,8 +145,11 @@ class ControllerCore {
   struct SchedulePassReport {
     size_t pending = 0;  // jobs the pass considered
     size_t started = 0;  // jobs it started
+    size_t planned = 0;  // pending jobs with a planned start after it
   };
-  void schedulePass(Reply<SchedulePassReport> reply);
+  // `depth` jobs at most (default_queue_depth, as an event's pass); by
+  // default the whole queue, as the full pass, without giving the strand back.
+  void schedulePass(Reply<SchedulePassReport> reply, size_t depth = SIZE_MAX);
   // Blocks until every accounting record of a durable persist is with the
   // accounting store's queue (tests, benchmarks, shutdown; any thread).
   void flushAccounting();

@@ -143,18 +143,21 @@ void ControllerCore::requestSchedule() {
   });
 }
 
-void ControllerCore::schedulePass(Reply<SchedulePassReport> reply) {
-  onStrand([this, reply = std::move(reply)] {
+void ControllerCore::schedulePass(Reply<SchedulePassReport> reply, size_t depth) {
+  onStrand([this, reply = std::move(reply), depth] {
     SchedulePassReport report;
     size_t runningBefore = 0;
     for (const auto& [id, job] : state_.jobs) {
       if (job.state == JobState::Pending && !job.held()) ++report.pending;
       if (job.holdsResources) ++runningBefore;
     }
-    SchedulingPass pass = beginPass(std::numeric_limits<size_t>::max());
+    SchedulingPass pass = beginPass(depth);
     runPass(pass, std::numeric_limits<size_t>::max());
     size_t runningAfter = 0;
-    for (const auto& [id, job] : state_.jobs) runningAfter += job.holdsResources ? 1 : 0;
+    for (const auto& [id, job] : state_.jobs) {
+      runningAfter += job.holdsResources ? 1 : 0;
+      report.planned += job.state == JobState::Pending && job.plannedStart > 0 ? 1 : 0;
+    }
     report.started = runningAfter - runningBefore;
     reply(report);
   });
