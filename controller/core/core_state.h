@@ -36,6 +36,10 @@ struct CoreState {
   std::map<uint64_t, std::set<uint64_t>> arrayMembers;
   void addJob(JobRecord record);  // into jobs (and arrayMembers)
   void eraseJob(uint64_t id);     // from jobs (and arrayMembers)
+  // The record of task `task` of array `array`: the task's own, or the
+  // array's record while that still holds the index pending; nullptr when
+  // the array has no such task (or is forgotten).
+  const JobRecord* arrayTaskRecord(uint64_t array, uint32_t task) const;
   // Partition membership, rebuilt when the configuration or the node list
   // changes (rebuildPartitions) so scheduling passes and node listings
   // never rescan every partition's node list.

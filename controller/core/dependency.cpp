@@ -65,8 +65,12 @@ Result<DependencyEntry> readTarget(DependencyKind kind, std::string_view text, s
     entry.delayMinutes = static_cast<int64_t>(*minutes);
     id = text.substr(0, plus);
   }
-  if (id.find('_') != std::string_view::npos) {
-    return problem(whole, "job array tasks (" + std::string(id) + ") are not supported yet");
+  if (size_t underscore = id.find('_'); underscore != std::string_view::npos) {
+    // Task indexes stop below MaxArraySize's ceiling.
+    auto task = number(id.substr(underscore + 1));
+    if (!task || *task >= 4000001) return problem(whole, "'" + std::string(id) + "' names no array task");
+    entry.arrayTask = static_cast<int64_t>(*task);
+    id = id.substr(0, underscore);
   }
   auto value = number(id);
   if (!value || *value == 0) return problem(whole, "'" + std::string(id) + "' is not a job id");
@@ -136,7 +140,16 @@ EntryState stateOf(const DependencyEntry& entry, const DependencyWorld& world) {
   if (entry.kind == DependencyKind::Singleton) {
     return world.singletonBusy && world.singletonBusy() ? EntryState::Unfulfilled : EntryState::Satisfied;
   }
-  std::optional<DependencyTarget> target = world.job ? world.job(entry.jobId) : std::nullopt;
+  std::optional<DependencyTarget> target;
+  if (entry.arrayTask >= 0) {
+    if (world.arrayTask) target = world.arrayTask(entry.jobId, static_cast<uint32_t>(entry.arrayTask));
+  } else {
+    // aftercorr: the task of the same index, when the array named has one.
+    if (entry.kind == DependencyKind::AfterCorr && world.selfTask >= 0 && world.arrayTask) {
+      target = world.arrayTask(entry.jobId, static_cast<uint32_t>(world.selfTask));
+    }
+    if (!target && world.job) target = world.job(entry.jobId);
+  }
   if (!target) return EntryState::Satisfied;  // forgotten: Slurm lifts the entry
   switch (entry.kind) {
     case DependencyKind::After: {
@@ -170,6 +183,7 @@ std::string formatDependency(const Dependency& dependency) {
     out += nameOf(entry.kind);
     if (entry.kind != DependencyKind::Singleton) {
       out += ':' + std::to_string(entry.jobId);
+      if (entry.arrayTask >= 0) out += '_' + std::to_string(entry.arrayTask);
       if (entry.delayMinutes > 0) out += '+' + std::to_string(entry.delayMinutes);
     }
     out += entry.status == DependencyStatus::Failed ? "(failed)" : "(unfulfilled)";
@@ -180,19 +194,21 @@ std::string formatDependency(const Dependency& dependency) {
 DependencyCheck checkDependency(const Dependency& dependency, const DependencyWorld& world) {
   DependencyCheck check;
   check.remaining.any = dependency.any;
-  // Met for good (a satisfied entry other than singleton), met for this
-  // pass only (singleton), waiting, failed.
+  // Met for good, met for this pass only (below), waiting, failed.
   bool anyMetForGood = false, anyMetNow = false, anyWaiting = false, anyFailed = false;
   bool allFailed = !dependency.entries.empty();
   for (const auto& entry : dependency.entries) {
     EntryState state = stateOf(entry, world);
-    bool singleton = entry.kind == DependencyKind::Singleton;
-    anyMetForGood |= state == EntryState::Satisfied && !singleton;
+    // Met for this pass only: a singleton, and aftercorr for the next of
+    // the array's pending tasks (the tasks after it are judged again).
+    bool metForThisPass = entry.kind == DependencyKind::Singleton ||
+                     (entry.kind == DependencyKind::AfterCorr && world.selfHoldsArrayTasks);
+    anyMetForGood |= state == EntryState::Satisfied && !metForThisPass;
     anyMetNow |= state == EntryState::Satisfied;
     anyWaiting |= state == EntryState::Unfulfilled;
     anyFailed |= state == EntryState::Failed;
     allFailed &= state == EntryState::Failed;
-    if (state == EntryState::Satisfied && !singleton) continue;
+    if (state == EntryState::Satisfied && !metForThisPass) continue;
     DependencyEntry kept = entry;
     if (state == EntryState::Failed) kept.status = DependencyStatus::Failed;
     check.remaining.entries.push_back(kept);

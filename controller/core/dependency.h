@@ -12,7 +12,15 @@
 //   afterok:ID[:ID...]             ID completed with exit code 0
 //   afternotok:ID[:ID...]          ID ended otherwise: failed, timed out,
 //                                  cancelled or lost with its node
-//   aftercorr:ID[:ID...]           as afterok (its per-task form needs arrays)
+//   aftercorr:ID[:ID...]           each task of this array after the task
+//                                  of array ID with the same index completed
+//                                  with exit code 0 (ID as a whole when
+//                                  it has no such task, or this job is no
+//                                  array task)
+//
+// An ID may name one task of an array, ID_TASK (afterok:12_4): the entry
+// then waits for that task alone; a bare array ID stands for all of its
+// tasks.
 //   singleton                      no other job of the same user and name
 //                                  holds resources
 //
@@ -26,6 +34,9 @@
 //     stays failed, even once that job is forgotten;
 //   - a job the controller no longer knows (purged after MinJobAge)
 //     satisfies an entry still waiting for it;
+//   - aftercorr judged for a record that holds an array's pending tasks is
+//     met for the task about to start only: like singleton it stays, to be
+//     judged again for the next task;
 //   - ',' : satisfied once nothing is left, never once any entry failed;
 //     '?' : satisfied once any entry is, never once every entry failed.
 #pragma once
@@ -47,6 +58,7 @@ enum class DependencyStatus { Unfulfilled, Failed };
 struct DependencyEntry {
   DependencyKind kind = DependencyKind::AfterAny;
   uint64_t jobId = 0;        // none for singleton
+  int64_t arrayTask = -1;    // ID_TASK: that task of array jobId; -1: the whole job
   int64_t delayMinutes = 0;  // after:ID+MIN
   DependencyStatus status = DependencyStatus::Unfulfilled;
   bool operator==(const DependencyEntry&) const = default;
@@ -79,6 +91,13 @@ struct DependencyTarget {
 struct DependencyWorld {
   // The job named; nullopt when the controller no longer knows it.
   std::function<std::optional<DependencyTarget>(uint64_t)> job;
+  // Task `task` of array `arrayJobId`; nullopt when the array has no such
+  // task (or is forgotten).
+  std::function<std::optional<DependencyTarget>(uint64_t arrayJobId, uint32_t task)> arrayTask;
+  // The waiting job's own array task (the next to start, for a record that
+  // holds pending tasks); -1 when it is no array task. For aftercorr.
+  int64_t selfTask = -1;
+  bool selfHoldsArrayTasks = false;
   // Another job of the same user and name holds resources.
   std::function<bool()> singletonBusy;
   int64_t now = 0;
@@ -93,7 +112,8 @@ struct DependencyCheck {
 
 DependencyCheck checkDependency(const Dependency& dependency, const DependencyWorld& world);
 
-// The job ids the entries name (to check at submission that each exists).
+// The job ids the entries name (to check at submission that each exists);
+// for ID_TASK, the array's ID.
 std::vector<uint64_t> dependencyJobIds(const Dependency& dependency);
 
 // Whether job `self` waiting on `dependency` would close a circle: a job it

@@ -25,6 +25,19 @@ void CoreState::addJob(JobRecord record) {
   jobs.insert_or_assign(id, std::move(record));
 }
 
+const JobRecord* CoreState::arrayTaskRecord(uint64_t array, uint32_t task) const {
+  auto members = arrayMembers.find(array);
+  if (members == arrayMembers.end()) return nullptr;
+  for (uint64_t member : members->second) {
+    const JobRecord* record = findJob(member);
+    if (record == nullptr) continue;
+    if (record->arrayTaskId == task || (record->holdsArrayTasks() && record->arrayPending.contains(task))) {
+      return record;
+    }
+  }
+  return nullptr;
+}
+
 void CoreState::eraseJob(uint64_t id) {
   auto found = jobs.find(id);
   if (found == jobs.end()) return;

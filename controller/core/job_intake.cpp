@@ -3,7 +3,6 @@
 #include "controller/core/controller_core.h"
 #include "controller/core/running_ends.h"
 
-#include <algorithm>
 #include <ctime>
 
 #include "controller/core/core_helpers.h"
@@ -100,6 +99,15 @@ Result<Dependency> ControllerCore::checkedDependency(const std::string& text) co
   for (uint64_t id : dependencyJobIds(*dependency)) {
     if (state_.findJob(id) == nullptr) {
       return Error{ErrorCode::Invalid, "Job dependency problem: job " + std::to_string(id) + " is not known"};
+    }
+  }
+  // And each array task named (ID_TASK) a task of that array.
+  for (const auto& entry : dependency->entries) {
+    if (entry.arrayTask < 0) continue;
+    auto task = static_cast<uint32_t>(entry.arrayTask);
+    if (state_.arrayTaskRecord(entry.jobId, task) == nullptr) {
+      return Error{ErrorCode::Invalid, "Job dependency problem: job " + std::to_string(entry.jobId) + "_" +
+                                           std::to_string(task) + " is not known"};
     }
   }
   return dependency;

@@ -22,7 +22,13 @@ class DependencyGate {
 
   // What the job's dependency says now, as the event that records it.
   job_event::DependencyChecked check(const JobRecord& job) {
+    int64_t selfTask = job.holdsArrayTasks() ? int64_t{job.arrayPending.first()}
+                       : job.arrayTaskId       ? int64_t{*job.arrayTaskId}
+                                               : -1;
     DependencyWorld world{.job = [this](uint64_t id) { return target(id); },
+                          .arrayTask = [this](uint64_t array, uint32_t task) { return taskTarget(array, task); },
+                          .selfTask = selfTask,
+                          .selfHoldsArrayTasks = job.holdsArrayTasks(),
                           .singletonBusy = [this, &job] { return singletonBusy(job); },
                           .now = now_};
     DependencyCheck checked = checkDependency(job.dependency, world);
@@ -66,6 +72,15 @@ class DependencyGate {
     const JobRecord* named = state_.findJob(id);
     if (named == nullptr) return std::nullopt;
     return targetOf(*named);
+  }
+
+  // One task of an array: its own record once it has one, pending while
+  // the array's record still holds its index.
+  std::optional<DependencyTarget> taskTarget(uint64_t array, uint32_t task) const {
+    const JobRecord* record = state_.arrayTaskRecord(array, task);
+    if (record == nullptr) return std::nullopt;
+    if (record->holdsArrayTasks()) return DependencyTarget{};
+    return targetOf(*record);
   }
 
   bool singletonBusy(const JobRecord& job) {
@@ -293,13 +308,16 @@ void ControllerCore::testPendingJob(JobRecord& pendingJob, SchedulingPass& pass,
   JobRecord* job = &pendingJob;
   const int64_t t = scratch.now;
   // Checked in this order, so a job placed earlier in the pass counts for
-  // the singletons after it.
-  if (!job->dependency.empty()) {
+  // the singletons after it. An array's record checks again for each task
+  // it starts (aftercorr names the task of the same index).
+  auto dependencyMet = [&] {
+    if (job->dependency.empty()) return true;
     auto checked = scratch.gate.check(*job);
     bool satisfied = checked.verdict == DependencyVerdict::Satisfied;
     (void)applyJob(*job, checked);
-    if (!satisfied) return;
-  }
+    return satisfied;
+  };
+  if (!dependencyMet()) return;
   const select::PartitionView* view = state_.partitionView(job->spec.partition());
   if (view == nullptr) return;
   auto request = toSelectRequest(job->spec);
@@ -316,12 +334,13 @@ void ControllerCore::testPendingJob(JobRecord& pendingJob, SchedulingPass& pass,
   // An array's record starts its tasks lowest index first, each as a
   // record of its own, while they fit and its throttle (%N) allows.
   int activeTasks = job->holdsArrayTasks() && job->arrayThrottle > 0 ? activeArrayTasks(job->arrayJobId) : 0;
-  for (bool more = true; more;) {
+  for (bool more = true, firstTask = true; more; firstTask = false) {
     more = false;
     if (job->holdsArrayTasks() && job->arrayThrottle > 0 && activeTasks >= static_cast<int>(job->arrayThrottle)) {
       (void)applyJob(*job, job_event::StillPending{JobReason::JobArrayTaskLimit, ""});
       break;
     }
+    if (!firstTask && !dependencyMet()) break;
     const select::PartitionView& allowed = plan ? plan->viewFor(*view, end) : *view;
     select::SelectTrace trace;
     select::Outcome outcome = state_.cluster.select(*request, *view, conf_.debugSelectType ? &trace : nullptr);

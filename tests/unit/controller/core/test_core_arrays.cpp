@@ -293,6 +293,56 @@ TEST_CASE("array: afterok on an array waits for every task and fails with any") 
   CHECK(h.records(waiting).at(0).reason() == "DependencyNeverSatisfied");
 }
 
+TEST_CASE("array: afterok on one task (ID_TASK) waits for that task alone; a task the array lacks is refused") {
+  Harness h;
+  h.up();
+  uint64_t array = *h.submit(arrayJob("3-5", 1));
+  h.settle();
+  v1::JobSpec after = arrayJob("");
+  after.clear_array();
+  after.set_dependency("afterok:" + std::to_string(array) + "_4");
+  uint64_t waiting = *h.submit(after);
+  h.settle();
+  auto tasks = h.running(array);
+  REQUIRE(tasks.size() == 3);
+  h.complete(tasks.at(3), 1);  // another task's failure changes nothing
+  h.complete(tasks.at(5));
+  CHECK(h.records(waiting).at(0).state() == v1::PENDING);
+  CHECK(h.records(waiting).at(0).reason() == "Dependency");
+  h.complete(tasks.at(4));
+  CHECK(h.records(waiting).at(0).state() == v1::RUNNING);
+
+  after.set_dependency("afterok:" + std::to_string(array) + "_9");
+  auto refused = h.submit(after);
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error(), Catch::Contains("job " + std::to_string(array) + "_9 is not known"));
+}
+
+TEST_CASE("array: aftercorr starts each task once the task of the same index completed well") {
+  // Room for every task at once: only the dependency holds them back.
+  Harness h;
+  h.up();
+  uint64_t first = *h.submit(arrayJob("0-2", 1));
+  h.settle();
+  v1::JobSpec second = arrayJob("0-2", 1);
+  second.set_dependency("aftercorr:" + std::to_string(first));
+  uint64_t next = *h.submit(second);
+  h.settle();
+  auto tasks = h.running(first);
+  REQUIRE(tasks.size() == 3);
+  CHECK(h.running(next).empty());
+  h.complete(tasks.at(0));
+  CHECK(h.running(next).count(0) == 1);
+  CHECK(h.running(next).size() == 1);
+  // Task 1 of the first array still runs: task 1 of the second waits,
+  // and task 2 behind it (tasks start in index order).
+  h.complete(tasks.at(2));
+  CHECK(h.running(next).size() == 1);
+  CHECK(h.holder(next).reason() == "Dependency");
+  h.complete(tasks.at(1));
+  CHECK(h.running(next).size() == 3);
+}
+
 TEST_CASE("array: submissions outside the rules are refused and store nothing") {
   Harness h(arrayConf("MaxArraySize=50\n"));
   h.up();

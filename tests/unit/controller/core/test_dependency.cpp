@@ -33,7 +33,10 @@ TEST_CASE("dependency text", "[core][dependency]") {
       {"job 0 is refused", "afterok:0", nullptr, "is not a job id"},
       {"minutes only after 'after'", "afterok:4+5", nullptr, "+minutes only follows an after"},
       {"minutes must be a number", "after:4+soon", nullptr, "has no minutes"},
-      {"array tasks are refused for now", "afterok:4_2", nullptr, "array tasks"},
+      {"an array task is named ID_TASK", "afterok:4_2", "afterok:4_2(unfulfilled)", nullptr},
+      {"after takes minutes after a task too", "after:4_0+5", "after:4_0+5(unfulfilled)", nullptr},
+      {"a task index is a number", "afterok:4_x", nullptr, "names no array task"},
+      {"a task index stays below MaxArraySize's ceiling", "afterok:4_4000001", nullptr, "names no array task"},
       {"an empty entry is refused", "afterok:4,,afterok:5", nullptr, "empty"},
       {"a status is not the user's to write", "afterok:4(failed)", nullptr, "is not a job id"},
   };
@@ -96,7 +99,7 @@ TEST_CASE("dependency rules", "[core][dependency]") {
       {"afterok counts a cancellation as a failure", "afterok:5", false, V::Never, "afterok:5(failed)"},
       {"afternotok is met by a failure", "afternotok:4", false, V::Satisfied, ""},
       {"afternotok never comes after a clean completion", "afternotok:3", false, V::Never, "afternotok:3(failed)"},
-      {"aftercorr is afterok without arrays", "aftercorr:4", false, V::Never, "aftercorr:4(failed)"},
+      {"aftercorr is afterok outside arrays", "aftercorr:4", false, V::Never, "aftercorr:4(failed)"},
       {"a forgotten job satisfies what waits for it", "afterok:99", false, V::Satisfied, ""},
       {"singleton waits while a namesake holds resources", "singleton", true, V::Wait, "singleton(unfulfilled)"},
       {"singleton is met when none does, and stays to be judged until the job starts", "singleton", false,
@@ -131,6 +134,65 @@ TEST_CASE("dependency rules", "[core][dependency]") {
                           },
                           .singletonBusy = [busy] { return busy; },
                           .now = now};
+    DependencyCheck check = checkDependency(*dependency, world);
+    CHECK(check.verdict == c.verdict);
+    CHECK(formatDependency(check.remaining) == c.left);
+  }
+}
+
+TEST_CASE("dependency rules on array tasks", "[core][dependency]") {
+  // Array 20: task 0 completed well, task 1 failed, task 2 runs, task 3 is
+  // still pending in the array's record. The array as a whole runs.
+  const std::map<uint32_t, DependencyTarget> tasks = {
+      {0, DependencyTarget{.started = true, .ended = true, .completedOk = true, .startTime = 1, .endTime = 2}},
+      {1, DependencyTarget{.started = true, .ended = true, .startTime = 1, .endTime = 2}},
+      {2, DependencyTarget{.started = true, .startTime = 1}},
+      {3, DependencyTarget{}},
+  };
+  struct Case {
+    const char* rule;
+    const char* text;
+    int64_t selfTask;
+    bool selfHoldsTasks;
+    DependencyVerdict verdict;
+    const char* left;
+  };
+  using V = DependencyVerdict;
+  const Case cases[] = {
+      {"afterok on a task waits for that task alone", "afterok:20_2", -1, false, V::Wait, "afterok:20_2(unfulfilled)"},
+      {"afterok on a task is met by its clean completion", "afterok:20_0", -1, false, V::Satisfied, ""},
+      {"afterok on a task that failed is never", "afterok:20_1", -1, false, V::Never, "afterok:20_1(failed)"},
+      {"afternotok on a task that failed is met", "afternotok:20_1", -1, false, V::Satisfied, ""},
+      {"after on a task still pending waits", "after:20_3", -1, false, V::Wait, "after:20_3(unfulfilled)"},
+      {"a task the array no longer has satisfies, as a forgotten job", "afterok:20_9", -1, false, V::Satisfied, ""},
+      {"aftercorr: a task waits for the task of its index", "aftercorr:20", 2, false, V::Wait,
+       "aftercorr:20(unfulfilled)"},
+      {"aftercorr: met by the clean completion of its index", "aftercorr:20", 0, false, V::Satisfied, ""},
+      {"aftercorr: never once its index failed", "aftercorr:20", 1, false, V::Never, "aftercorr:20(failed)"},
+      {"aftercorr: a record of pending tasks keeps the entry for the next", "aftercorr:20", 0, true, V::Satisfied,
+       "aftercorr:20(unfulfilled)"},
+      {"aftercorr: an index the array lacks waits for the whole array", "aftercorr:20", 7, false, V::Wait,
+       "aftercorr:20(unfulfilled)"},
+      {"aftercorr: a job outside arrays waits for the whole array", "aftercorr:20", -1, false, V::Wait,
+       "aftercorr:20(unfulfilled)"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.rule);
+    auto dependency = parseDependency(c.text);
+    REQUIRE(dependency);
+    DependencyWorld world{
+        .job = [](uint64_t id) -> std::optional<DependencyTarget> {
+          if (id != 20) return std::nullopt;
+          return DependencyTarget{.started = true, .startTime = 1};
+        },
+        .arrayTask = [&tasks](uint64_t array, uint32_t task) -> std::optional<DependencyTarget> {
+          auto found = tasks.find(task);
+          if (array != 20 || found == tasks.end()) return std::nullopt;
+          return found->second;
+        },
+        .selfTask = c.selfTask,
+        .selfHoldsArrayTasks = c.selfHoldsTasks,
+        .now = 10000};
     DependencyCheck check = checkDependency(*dependency, world);
     CHECK(check.verdict == c.verdict);
     CHECK(formatDependency(check.remaining) == c.left);
