@@ -61,7 +61,7 @@ def test_refused_dependencies_queue_nothing_and_another_user_cannot_change_one(c
     for value, words in [(f"afterok:{held + 500}", "Job dependency problem"),
                          ("afterlunch:3", "Job dependency problem"),
                          (f"afterok:{held},afterany:{held}?singleton", "cannot be mixed"),
-                         (f"afterok:{held}_1", "array")]:
+                         (f"afterok:{held}_1", f"job {held}_1 is not known")]:
         refused = cluster.cli("sbatch", "-d", value, "--wrap", "true", check=False)
         assert refused.returncode == 1, value
         assert "Batch job submission failed" in refused.stderr and words in refused.stderr, refused.stderr
