@@ -29,8 +29,23 @@ std::string lower(std::string text) {
   return text;
 }
 
-std::string jobId(const Job& job) {
+// The job's own id, with its step.
+std::string jobIdRaw(const Job& job) {
   return job.step_id().empty() ? std::to_string(job.job_id()) : std::to_string(job.job_id()) + "." + job.step_id();
+}
+
+// As users name it: an array task is 12_4 (12_4.batch), the array's record
+// of tasks not yet started 12_[5-99].
+std::string jobId(const Job& job) {
+  std::string id;
+  if (job.has_array_task()) {
+    id = std::to_string(job.array_job_id()) + "_" + std::to_string(job.array_task_id());
+  } else if (job.array_job_id() != 0) {
+    id = std::to_string(job.array_job_id()) + "_[" + job.array_tasks() + "]";
+  } else {
+    id = std::to_string(job.job_id());
+  }
+  return job.step_id().empty() ? id : id + "." + job.step_id();
 }
 
 int64_t elapsedSeconds(const Job& job, int64_t now) {
@@ -141,7 +156,7 @@ const std::vector<FieldDef>& fieldTable() {
       {"GID", 6, K::Number, number(&Job::gid)},
       {"Group", 9, K::Text, text(&Job::group)},
       {"JobID", -12, K::Text, [](const Job& j, C) { return jobId(j); }},
-      {"JobIDRaw", -12, K::Text, [](const Job& j, C) { return jobId(j); }},
+      {"JobIDRaw", -12, K::Text, [](const Job& j, C) { return jobIdRaw(j); }},
       {"JobName", 10, K::Text, text(&Job::name)},
       {"MaxRSS", 10, K::Text, usageMemory(&Job::tres_usage_in_max)},
       {"MaxRSSNode", 10, K::Text, usageText(&Job::tres_usage_in_max_node, "mem")},

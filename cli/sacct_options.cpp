@@ -31,12 +31,21 @@ bool allDigits(const std::string& text) {
          std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// "N" or "N.S" with S a number, batch, extern or interactive.
+// "N", "N_T" (task T of array N) or either with ".S", S a number, batch,
+// extern or interactive.
 Result<v1::AccountingJobSelector> jobSelector(const std::string& text) {
   v1::AccountingJobSelector selector;
   size_t dot = text.find('.');
   std::string job = text.substr(0, dot);
-  Error invalid{"-j/--jobs: invalid job id '" + text + "' (N or N.STEP, STEP a number, batch, extern or interactive)"};
+  Error invalid{"-j/--jobs: invalid job id '" + text +
+                "' (N, N_TASK, N.STEP or N_TASK.STEP, STEP a number, batch, extern or interactive)"};
+  if (size_t underscore = job.find('_'); underscore != std::string::npos) {
+    std::string task = job.substr(underscore + 1);
+    if (!allDigits(task) || task.size() > 7 || std::stoul(task) >= 4000001) return invalid;
+    selector.set_has_array_task(true);
+    selector.set_array_task_id(static_cast<uint32_t>(std::stoul(task)));
+    job.resize(underscore);
+  }
   if (!allDigits(job) || std::stoull(job) == 0) return invalid;
   selector.set_job_id(std::stoull(job));
   if (dot == std::string::npos) return selector;

@@ -66,24 +66,28 @@ void addJobTime(BoundQuery* query, const JobQuery& jobs) {
   query->text += ")";
 }
 
-// Which rows of a selected job come back (alias r).
-void addRowsOfJob(BoundQuery* query, const JobQuery& jobs) {
-  if (jobs.allocationsOnly) {
-    query->text += " AND r.step_id = ''";
-    return;
-  }
+// The jobs -j names (alias j; an array's id names each of its tasks, 12_4
+// one task), and which of their rows come back (alias r).
+void addJobSelectors(BoundQuery* query, const JobQuery& jobs) {
+  if (jobs.allocationsOnly) query->text += " AND r.step_id = ''";
   if (jobs.ids.empty()) return;
   query->text += " AND (";
   for (size_t i = 0; i < jobs.ids.size(); ++i) {
     const JobSelector& selector = jobs.ids[i];
     if (i > 0) query->text += " OR ";
-    query->binds.emplace_back(static_cast<int64_t>(selector.jobId));
-    if (selector.stepId) {
-      query->text += "(r.job_id = ? AND r.step_id = ?)";
-      query->binds.emplace_back(*selector.stepId);
+    const auto id = static_cast<int64_t>(selector.jobId);
+    if (selector.arrayTask) {
+      query->text += "(j.array_job_id = ? AND j.array_task_id = ?";
+      query->binds.insert(query->binds.end(), {id, static_cast<int64_t>(*selector.arrayTask)});
     } else {
-      query->text += "r.job_id = ?";
+      query->text += "((j.job_id = ? OR j.array_job_id = ?)";
+      query->binds.insert(query->binds.end(), {id, id});
     }
+    if (selector.stepId && !jobs.allocationsOnly) {
+      query->text += " AND r.step_id = ?";
+      query->binds.emplace_back(*selector.stepId);
+    }
+    query->text += ")";
   }
   query->text += ")";
 }
@@ -134,6 +138,19 @@ const std::vector<const char*>& schema() {
   return statements;
 }
 
+std::vector<const char*> migrations(int64_t stored) {
+  std::vector<const char*> statements;
+  if (stored < 2) {
+    statements.insert(statements.end(),
+                      {"ALTER TABLE job_records ADD COLUMN array_job_id BIGINT NOT NULL DEFAULT 0",
+                       "ALTER TABLE job_records ADD COLUMN array_task_id BIGINT",
+                       "ALTER TABLE job_records ADD COLUMN array_tasks TEXT NOT NULL DEFAULT ''",
+                       "CREATE INDEX IF NOT EXISTS job_records_by_array ON job_records(array_job_id, array_task_id)"
+                       " WHERE step_id = ''"});
+  }
+  return statements;
+}
+
 const char* const kReadSchemaVersion = "SELECT value FROM meta WHERE key = 'schema_version'";
 const char* const kWriteSchemaVersion =
     "INSERT INTO meta(key, value) VALUES('schema_version', ?) "
@@ -145,7 +162,7 @@ const char* const kJobColumns =
     " exit_code, exit_signal, derived_exit_code, derived_exit_signal, node_count, node_list,"
     " alloc_cpus, req_tres, alloc_tres, usage_in_min, usage_in_min_node, usage_in_min_task,"
     " usage_in_max, usage_in_max_node, usage_in_max_task, usage_in_ave, usage_in_tot,"
-    " reason, work_dir, job_comment";
+    " reason, work_dir, job_comment, array_job_id, array_task_id, array_tasks";
 
 const char* const kEventColumns =
     "cluster, node, start_time, end_time, state, reason, user_name, tres, tres_reference";
@@ -156,8 +173,9 @@ const char* const kPutJob =
     " state, cancelled_by, exit_code, exit_signal, derived_exit_code, derived_exit_signal,"
     " node_count, node_list, alloc_cpus, req_tres, alloc_tres, usage_in_min, usage_in_min_node,"
     " usage_in_min_task, usage_in_max, usage_in_max_node, usage_in_max_task, usage_in_ave,"
-    " usage_in_tot, reason, work_dir, job_comment, progress, window_end)"
-    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " usage_in_tot, reason, work_dir, job_comment, array_job_id, array_task_id, array_tasks,"
+    " progress, window_end)"
+    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
     " ON CONFLICT(job_id, submit_time, cluster, step_id) DO UPDATE SET"
     " job_name = excluded.job_name, user_name = excluded.user_name, uid = excluded.uid,"
     " group_name = excluded.group_name, gid = excluded.gid, account = excluded.account,"
@@ -174,7 +192,8 @@ const char* const kPutJob =
     " usage_in_max_node = excluded.usage_in_max_node, usage_in_max_task = excluded.usage_in_max_task,"
     " usage_in_ave = excluded.usage_in_ave, usage_in_tot = excluded.usage_in_tot,"
     " reason = excluded.reason, work_dir = excluded.work_dir, job_comment = excluded.job_comment,"
-    " progress = excluded.progress, window_end = excluded.window_end"
+    " array_job_id = excluded.array_job_id, array_task_id = excluded.array_task_id,"
+    " array_tasks = excluded.array_tasks, progress = excluded.progress, window_end = excluded.window_end"
     " WHERE excluded.progress >= job_records.progress";
 
 const char* const kPutEvent =
@@ -234,13 +253,10 @@ BoundQuery selectJobs(const JobQuery& jobs) {
                " ON r.job_id = j.job_id AND r.submit_time = j.submit_time AND r.cluster = j.cluster"
                " WHERE j.step_id = ''";
   addIn(&query, "j.cluster", jobs.clusters);
-  std::vector<int64_t> ids;
-  for (const auto& selector : jobs.ids) ids.push_back(static_cast<int64_t>(selector.jobId));
-  addIn(&query, "j.job_id", ids);
+  addJobSelectors(&query, jobs);
   addIn(&query, "j.uid", jobs.uids);
   addIn(&query, "j.account", jobs.accounts);
   addJobTime(&query, jobs);
-  addRowsOfJob(&query, jobs);
   query.text +=
       " ORDER BY r.job_id, r.submit_time, r.cluster,"
       " CASE r.step_id WHEN '' THEN 0 WHEN 'batch' THEN 1 WHEN 'extern' THEN 2"

@@ -18,10 +18,15 @@
 namespace gantry::accounting::sql {
 
 // Raised when the tables change shape; a file of a newer version is refused.
-constexpr int64_t kSchemaVersion = 1;
+constexpr int64_t kSchemaVersion = 2;
 
-// Statements that create what is missing; run in order.
+// Statements that create what is missing (the tables as version 1 had
+// them); run in order.
 const std::vector<const char*>& schema();
+// Statements that bring tables of version `stored` (0: just created) to
+// kSchemaVersion, after schema(); run in order, in the transaction that
+// then writes the version. Version 2: job arrays' columns.
+std::vector<const char*> migrations(int64_t stored);
 
 // The stored schema version (one row; absent in a new file).
 extern const char* const kReadSchemaVersion;

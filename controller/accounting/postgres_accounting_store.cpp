@@ -101,14 +101,18 @@ Status PostgresAccountingStore::prepareSchema() {
     pqxx::work transaction(session.connection());
     transaction.exec_params("SELECT pg_advisory_xact_lock($1)", kSchemaLock);
     pqxx::row hasMeta = transaction.exec1("SELECT to_regclass('meta') IS NOT NULL");
+    int64_t stored = 0;
     if (hasMeta[0].as<bool>()) {
       pqxx::result version = transaction.exec(sql::kReadSchemaVersion);
-      if (!version.empty() && version[0][0].as<int64_t>() > sql::kSchemaVersion) {
-        return Error{ErrorCode::Internal, session.name() + " has schema version " + version[0][0].c_str() +
+      if (!version.empty()) stored = version[0][0].as<int64_t>();
+      if (stored > sql::kSchemaVersion) {
+        return Error{ErrorCode::Internal, session.name() + " has schema version " + std::to_string(stored) +
                                               ", newer than this Gantry's " + std::to_string(sql::kSchemaVersion)};
       }
     }
+    // One transaction: a database is never left half migrated.
     for (const char* statement : sql::schema()) transaction.exec(statement);
+    for (const char* statement : sql::migrations(stored)) transaction.exec(statement);
     transaction.exec_params(sql::numberedPlaceholders(sql::kWriteSchemaVersion), sql::kSchemaVersion);
     transaction.commit();
     return okStatus();

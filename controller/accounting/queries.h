@@ -41,8 +41,12 @@ struct TimeWindow {
   int64_t end = std::numeric_limits<int64_t>::max();
 };
 
+// A job by id (an array's id: each of its tasks), or with arrayTask the
+// task of array jobId with that index (sacct -j 12_4); stepId narrows it
+// to one step.
 struct JobSelector {
   uint64_t jobId = 0;
+  std::optional<uint32_t> arrayTask;
   std::optional<std::string> stepId;
 };
 

@@ -78,6 +78,9 @@ void jobColumns(Record& r, Columns& columns) {
   columns.text(r.reason);
   columns.text(r.workDir);
   columns.text(r.comment);
+  columns.integer(r.arrayJobId);
+  columns.optional(r.arrayTaskId);
+  columns.text(r.arrayTasks);
 }
 
 // The same for kEventColumns.

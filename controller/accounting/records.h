@@ -72,6 +72,12 @@ struct JobRecord {
   std::string reason;
   std::string workDir;
   std::string comment;
+  // Job arrays: the array's job id (0: not in an array), and this task's
+  // index; the array's record of tasks not yet started has no index and
+  // lists them in arrayTasks ("5-99", sacct's 12_[5-99]).
+  uint64_t arrayJobId = 0;
+  std::optional<uint32_t> arrayTaskId;
+  std::string arrayTasks;
   bool operator==(const JobRecord&) const = default;
 };
 

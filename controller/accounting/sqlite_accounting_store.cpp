@@ -79,18 +79,33 @@ Status SqliteAccountingStore::open(const std::string& path) {
   writeDb_ = *writer;
   // Nothing is written before the file is known to be whole and ours.
   Status status = check(writeDb_);
-  if (status) status = checkSchemaVersion(writeDb_);
+  int64_t stored = 0;
+  if (status) {
+    auto version = storedSchemaVersion(writeDb_);
+    if (version) stored = *version;
+    else status = version.failure();
+  }
   for (const char* statement : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL"}) {
     if (status && !exec(writeDb_, statement)) status = failure(writeDb_, statement);
   }
+  // The tables, an older file's migration and the new version are one
+  // transaction: a file is never left half migrated.
+  if (status && !exec(writeDb_, "BEGIN IMMEDIATE")) status = failure(writeDb_, "creating the tables");
   for (const char* statement : sql::schema()) {
     if (status && !exec(writeDb_, statement)) status = failure(writeDb_, "creating the tables");
+  }
+  for (const char* statement : sql::migrations(stored)) {
+    if (status && !exec(writeDb_, statement)) {
+      status = failure(writeDb_, "migrating from schema version " + std::to_string(stored));
+    }
   }
   if (status) {
     Statement version(writeDb_, sql::kWriteSchemaVersion);
     if (version) sqlite3_bind_int64(version.get(), 1, sql::kSchemaVersion);
     if (!version || sqlite3_step(version.get()) != SQLITE_DONE) status = failure(writeDb_, "table meta");
   }
+  if (status && !exec(writeDb_, "COMMIT")) status = failure(writeDb_, "creating the tables");
+  if (!status) exec(writeDb_, "ROLLBACK");
   if (status) {
     auto reader = openConnection(path);
     if (!reader) status = reader.failure();
@@ -131,17 +146,18 @@ Status SqliteAccountingStore::check(sqlite3* db) const {
                                         (text.empty() ? std::string("no answer") : text)};
 }
 
-// A file written by a newer Gantry has tables this one does not know.
-Status SqliteAccountingStore::checkSchemaVersion(sqlite3* db) const {
+// 0 for a new file. A file written by a newer Gantry has tables this one
+// does not know, and is refused.
+Result<int64_t> SqliteAccountingStore::storedSchemaVersion(sqlite3* db) const {
   Statement hasMeta(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
   if (!hasMeta) return failure(db, "sqlite_master");
   int rc = sqlite3_step(hasMeta.get());
-  if (rc == SQLITE_DONE) return okStatus();
+  if (rc == SQLITE_DONE) return int64_t{0};
   if (rc != SQLITE_ROW) return failure(db, "sqlite_master");
   Statement version(db, sql::kReadSchemaVersion);
   if (!version) return failure(db, "table meta");
   rc = sqlite3_step(version.get());
-  if (rc == SQLITE_DONE) return okStatus();
+  if (rc == SQLITE_DONE) return int64_t{0};
   if (rc != SQLITE_ROW) return failure(db, "table meta");
   int64_t stored = sqlite3_column_int64(version.get(), 0);
   if (stored > sql::kSchemaVersion) {
@@ -149,7 +165,7 @@ Status SqliteAccountingStore::checkSchemaVersion(sqlite3* db) const {
                                           std::to_string(stored) + ", newer than this Gantry's " +
                                           std::to_string(sql::kSchemaVersion)};
   }
-  return okStatus();
+  return stored;
 }
 
 Status SqliteAccountingStore::queueWrite(AccountingWrite write, Callback done) {

@@ -44,7 +44,7 @@ class SqliteAccountingStore final : public AccountingStore {
  private:
   Status writeBatch(const std::vector<AccountingWrite>& batch);
   Status check(sqlite3* db) const;
-  Status checkSchemaVersion(sqlite3* db) const;
+  Result<int64_t> storedSchemaVersion(sqlite3* db) const;
   Error failure(sqlite3* db, const std::string& what) const;
 
   std::string path_;

@@ -82,6 +82,8 @@ std::string jobToJson(const accounting::JobRecord& r) {
   out.field("reason").string(r.reason).field("work_dir").string(r.workDir).field("comment").string(r.comment);
   if (r.timeLimitMinutes) out.field("time_limit").number(*r.timeLimitMinutes);
   if (r.cancelledByUid) out.field("cancelled_by").number(*r.cancelledByUid);
+  if (r.arrayJobId != 0) out.field("array_job_id").number(r.arrayJobId).field("array_tasks").string(r.arrayTasks);
+  if (r.arrayTaskId) out.field("array_task_id").number(*r.arrayTaskId);
   return std::move(out).finish();
 }
 
@@ -136,6 +138,9 @@ accounting::JobRecord jobFromJson(const json& in) {
   r.reason = in.value("reason", "");
   r.workDir = in.value("work_dir", "");
   r.comment = in.value("comment", "");
+  r.arrayJobId = in.value("array_job_id", uint64_t{0});
+  r.arrayTasks = in.value("array_tasks", "");
+  if (in.contains("array_task_id")) r.arrayTaskId = in["array_task_id"].get<uint32_t>();
   return r;
 }
 

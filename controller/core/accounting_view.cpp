@@ -207,6 +207,11 @@ std::vector<accounting::JobRecord> accountingRecordsOf(const JobRecord& job, con
   base.eligibleTime = job.eligibleTime;
   base.workDir = job.spec.work_dir();
   base.account = job.spec.account();
+  // An array task is 12_4 in sacct; the array's record of tasks not yet
+  // started is 12_[5-99] and lists them.
+  base.arrayJobId = job.arrayJobId;
+  base.arrayTaskId = job.arrayTaskId;
+  if (job.holdsArrayTasks()) base.arrayTasks = job.arrayPending.format();
 
   accounting::JobRecord whole = base;
   whole.name = job.spec.name();

@@ -74,9 +74,11 @@ Result<Ok> ControllerCore::applyJob(JobRecord& job, const JobEvent& event,
   std::vector<std::string> runNodes = held && job.network ? job.nodeNames : std::vector<std::string>{};
   auto effects = onJobEvent(job, event, now(), policy());
   if (!effects) return Error{effects.failure()};
-  // A pass's verdicts on pending jobs change nothing another pass relies on.
+  // A pass's verdicts on pending jobs, and the agents' answers to the starts
+  // it made, change nothing a full pass that gave the strand back relies on.
   if (!std::holds_alternative<job_event::StillPending>(event) &&
-      !std::holds_alternative<job_event::DependencyChecked>(event)) {
+      !std::holds_alternative<job_event::DependencyChecked>(event) &&
+      !std::holds_alternative<job_event::LaunchAnswered>(event)) {
     ++stateEpoch_;
   }
   // A job that stops running (ends, is requeued or suspended) is no longer

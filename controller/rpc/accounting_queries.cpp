@@ -88,7 +88,13 @@ Result<accounting::JobQuery> jobQueryFrom(const v1::ListAccountingJobsRequest& r
   accounting::JobQuery query;
   for (const auto& id : request.ids()) {
     if (id.job_id() == 0) return Error{"ids: must be a job id (1 or more), got 0"};
-    accounting::JobSelector selector{.jobId = id.job_id(), .stepId = std::nullopt};
+    accounting::JobSelector selector{.jobId = id.job_id(), .arrayTask = std::nullopt, .stepId = std::nullopt};
+    if (id.has_array_task()) {
+      if (id.array_task_id() >= 4000001) {
+        return Error{"ids: array task " + std::to_string(id.array_task_id()) + " is above the largest (4000000)"};
+      }
+      selector.arrayTask = id.array_task_id();
+    }
     if (id.has_step()) {
       if (!isStepId(id.step_id())) {
         return Error{"ids: step id of job " + std::to_string(id.job_id()) +
@@ -202,6 +208,10 @@ v1::AccountingJob toWire(const accounting::JobRecord& record) {
   out.set_reason(record.reason);
   out.set_work_dir(record.workDir);
   out.set_comment(record.comment);
+  out.set_array_job_id(record.arrayJobId);
+  out.set_has_array_task(record.arrayTaskId.has_value());
+  out.set_array_task_id(record.arrayTaskId.value_or(0));
+  out.set_array_tasks(record.arrayTasks);
   return out;
 }
 

@@ -213,3 +213,19 @@ def test_a_count_gres_stays_in_alloctres_across_a_controller_restart(cluster_fac
     lines = wait_sacct(cluster, lambda lines: any("CANCELLED" in l for l in lines), "-X", "-j", str(job),
                        "-o", "JobID,State,AllocTRES")
     assert "gres/tok=3" in lines[0], lines
+
+
+def test_array_tasks_are_array_task_in_sacct_and_the_tasks_not_started_are_listed(cluster_factory, backend):
+    cluster = start(cluster_factory, backend)
+    array = cluster.sbatch("--array=0-2%1", "-n1", "--mem=50", "--wrap", "sleep 4")
+    # One task at a time: while task 0 runs, the array's own record lists 1 and 2.
+    wait_sacct(cluster, lambda lines: f"{array}_[1-2]|PENDING" in lines, "-j", str(array), "-X",
+               "-o", "JobID,State", what="the array's record of tasks not started")
+    lines = wait_sacct(cluster, lambda lines: len(lines) == 3 and all(l.endswith("|COMPLETED") for l in lines),
+                       "-j", str(array), "-X", "-o", "JobID,JobIDRaw,State", what="every task's end")
+    assert sorted(line.split("|")[0] for line in lines) == [f"{array}_0", f"{array}_1", f"{array}_2"], lines
+    # Each task ran as a job of its own: the last is the array's own id.
+    raw = {line.split("|")[0]: line.split("|")[1] for line in lines}
+    assert raw[f"{array}_2"] == str(array) and len(set(raw.values())) == 3, lines
+    one = sacct(cluster, "-j", f"{array}_1", "-o", "JobID")
+    assert one == [f"{array}_1", f"{array}_1.batch"], one

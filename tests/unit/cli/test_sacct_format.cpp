@@ -79,6 +79,16 @@ TEST_CASE("sacct field text", "[cli][sacct][format]") {
   unlimited.set_has_time_limit(false);
   v1::AccountingJob longLimit = job;
   longLimit.set_time_limit_minutes(3 * 1440 + 75);
+  v1::AccountingJob task = job;  // task 6 of array 4700, started as job 4711
+  task.set_array_job_id(4700);
+  task.set_has_array_task(true);
+  task.set_array_task_id(6);
+  v1::AccountingJob taskBatch = task;
+  taskBatch.set_step_id("batch");
+  v1::AccountingJob notStarted = pending;  // the array's own record
+  notStarted.set_job_id(4700);
+  notStarted.set_array_job_id(4700);
+  notStarted.set_array_tasks("7-30:3");
 
   struct Row {
     const char* rule;
@@ -91,6 +101,10 @@ TEST_CASE("sacct field text", "[cli][sacct][format]") {
       {"a job's id is its number", "JobID", &job, "4711"},
       {"a numbered step is N.S", "JobID", &step, "4711.3"},
       {"the batch step is N.batch", "JobIDRaw", &batch, "4711.batch"},
+      {"an array task is ARRAY_TASK", "JobID", &task, "4700_6"},
+      {"an array task's step is ARRAY_TASK.STEP", "JobID", &taskBatch, "4700_6.batch"},
+      {"an array task's raw id is its own job id", "JobIDRaw", &taskBatch, "4711.batch"},
+      {"the array's tasks not yet started are ARRAY_[TASKS]", "JobID", &notStarted, "4700_[7-30:3]"},
       {"names are printed as stored", "JobName", &job, "lattice"},
       {"user and uid", "User", &job, "mira"},
       {"uid", "UID", &job, "2345"},

@@ -119,8 +119,21 @@ TEST_CASE("sacct job ids, states and flags", "[cli][sacct][options]") {
     CHECK(ids[3].step_id() == "4");
     CHECK(ids[4].step_id() == "interactive");
   }
+  SECTION("-j takes array tasks, with or without a step") {
+    auto p = plan({"-j", "90_3,90_12.batch,91"});
+    REQUIRE(p.ok());
+    const auto& ids = p->request.ids();
+    REQUIRE(ids.size() == 3);
+    CHECK(ids[0].job_id() == 90);
+    CHECK(ids[0].has_array_task());
+    CHECK(ids[0].array_task_id() == 3);
+    CHECK_FALSE(ids[0].has_step());
+    CHECK(ids[1].array_task_id() == 12);
+    CHECK(ids[1].step_id() == "batch");
+    CHECK_FALSE(ids[2].has_array_task());
+  }
   SECTION("a bad job id is refused by name") {
-    for (const char* bad : {"x7", "0", "77.prolog", "77.", "-3"}) {
+    for (const char* bad : {"x7", "0", "77.prolog", "77.", "-3", "77_", "77_x", "_4", "77_4000001", "0_3"}) {
       INFO(bad);
       auto p = plan({std::string("--jobs=") + bad});
       REQUIRE_FALSE(p.ok());

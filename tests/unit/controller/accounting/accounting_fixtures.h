@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct JobSpec {
   int64_t start = 0;
   int64_t end = 0;
   std::string state = "PENDING";
+  uint64_t arrayJob = 0;  // job arrays: the array's id, the task's index
+  std::optional<uint32_t> arrayTask;
+  std::string arrayTasks;  // the array's record of tasks not yet started
 };
 
 inline JobRecord jobRecord(const JobSpec& spec) {
@@ -60,6 +64,9 @@ inline JobRecord jobRecord(const JobSpec& spec) {
   record.startTime = spec.start;
   record.endTime = spec.end;
   record.state = spec.state;
+  record.arrayJobId = spec.arrayJob;
+  record.arrayTaskId = spec.arrayTask;
+  record.arrayTasks = spec.arrayTasks;
   return record;
 }
 

@@ -52,6 +52,20 @@ std::vector<JobRecord> history() {
        .end = T + 1900, .state = "COMPLETED"});
   // Suspended now, running in the window.
   add({.id = 410, .uid = 3003, .account = "bio", .eligible = T + 1000, .start = T + 1100, .state = "SUSPENDED"});
+  // Array 420, long over: tasks 0 to 2 ran as jobs 421 to 423, tasks 3-9
+  // were cancelled before they started (the array's own record).
+  JobSpec array{.id = 420, .uid = 3009, .account = "astro", .eligible = T + 10, .start = 0, .end = T + 30,
+                .state = "CANCELLED", .arrayJob = 420, .arrayTasks = "3-9"};
+  add(array);
+  for (uint32_t task = 0; task < 3; ++task) {
+    JobSpec ran = array;
+    ran.id = 421 + task;
+    ran.start = T + 20;
+    ran.state = "COMPLETED";
+    ran.arrayTask = task;
+    ran.arrayTasks = "";
+    add(ran, task == 0 ? std::vector<std::string>{"batch"} : std::vector<std::string>{});
+  }
   return records;
 }
 
@@ -99,6 +113,16 @@ ACCOUNTING_BACKEND_TEST("job queries select as sacct does") {
       {"-X with a job.step id gives its job",
        {.ids = {{.jobId = 402, .stepId = "0"}}, .allocationsOnly = true},
        {"402"}},
+      {"an array's id selects each of its tasks and its record of tasks not yet started",
+       {.ids = {{.jobId = 420}}},
+       {"420", "421", "421.batch", "422", "423"}},
+      {"ID_TASK selects that task of the array", {.ids = {{.jobId = 420, .arrayTask = 1}}}, {"422"}},
+      {"ID_TASK.STEP selects that step of the task",
+       {.ids = {{.jobId = 420, .arrayTask = 0, .stepId = "batch"}}},
+       {"421.batch"}},
+      {"a task the array did not run selects nothing", {.ids = {{.jobId = 420, .arrayTask = 5}}}, {}},
+      {"a task's own job id selects it alone", {.ids = {{.jobId = 422}}}, {"422"}},
+      {"ID_TASK of a job that is no array selects nothing", {.ids = {{.jobId = 404, .arrayTask = 0}}}, {}},
       {"users: any of the listed uids",
        {.uids = {3002, 3003}, .allocationsOnly = true},
        {"403", "404", "405", "407", "408", "410"}},
@@ -151,6 +175,23 @@ ACCOUNTING_BACKEND_TEST("job queries select as sacct does") {
       CHECK(labels(*found) == row.expected);
     }
   }
+}
+
+ACCOUNTING_BACKEND_TEST("an array task's record keeps its array, index and the list of tasks not started") {
+  Loaded loaded(backend, "array-fields.db");
+  auto found = loaded.store->jobs({.ids = {{.jobId = 420}}, .allocationsOnly = true});
+  REQUIRE(found.ok());
+  REQUIRE(found->size() == 4);
+  CHECK((*found)[0].arrayJobId == 420);
+  CHECK_FALSE((*found)[0].arrayTaskId.has_value());
+  CHECK((*found)[0].arrayTasks == "3-9");
+  CHECK((*found)[2].jobId == 422);
+  CHECK((*found)[2].arrayTaskId == 1u);
+  CHECK((*found)[2].arrayTasks.empty());
+  auto plain = loaded.store->jobs({.ids = {{.jobId = 401}}, .allocationsOnly = true});
+  REQUIRE(plain.ok());
+  CHECK(plain->at(0).arrayJobId == 0);
+  CHECK_FALSE(plain->at(0).arrayTaskId.has_value());
 }
 
 ACCOUNTING_BACKEND_TEST("event queries select as sacctmgr show event does") {

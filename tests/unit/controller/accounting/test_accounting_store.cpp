@@ -62,7 +62,26 @@ JobRecord fullRecord() {
   r.reason = "None";
   r.workDir = "/home/ada/sweep";
   r.comment = "lr=3e-4";
+  r.arrayJobId = 8990;
+  r.arrayTaskId = 11;
+  r.arrayTasks = "12-40:2";
   return r;
+}
+
+// Runs one statement on the store's database behind its back.
+void execRaw(Backend backend, const std::string& name, const std::string& statement) {
+  if (backend == Backend::Postgresql) {
+    REQUIRE(postgres().execute(postgresName(name), statement).ok());
+    return;
+  }
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(storeAt(backend, name, false).path.c_str(), &db) == SQLITE_OK);
+  char* message = nullptr;
+  int rc = sqlite3_exec(db, statement.c_str(), nullptr, nullptr, &message);
+  INFO(statement << ": " << (message ? message : ""));
+  sqlite3_free(message);
+  sqlite3_close(db);
+  REQUIRE(rc == SQLITE_OK);
 }
 
 NodeEvent event(std::string node, int64_t start, int64_t end, std::string reason = "xid 79") {
@@ -98,6 +117,38 @@ ACCOUNTING_BACKEND_TEST("every field of a job record comes back as it was writte
   CHECK(jobs[2] == unlimited);
   CHECK_FALSE(jobs[2].timeLimitMinutes.has_value());
   CHECK_FALSE(jobs[2].cancelledByUid.has_value());
+}
+
+ACCOUNTING_BACKEND_TEST("a database of schema version 1 is migrated at open: its records stay, arrays can be written") {
+  const char* name = "migrate.db";
+  JobRecord old = jobRecord({.id = 7001, .start = kT0 + 5, .state = "RUNNING"});
+  {
+    auto store = openFresh(backend, name);
+    REQUIRE(store->appendJobs({old}).ok());
+    store->flush();
+    store->close();
+  }
+  // Back to version 1's tables: no array columns.
+  execRaw(backend, name, "DROP INDEX job_records_by_array");
+  for (const char* column : {"array_job_id", "array_task_id", "array_tasks"}) {
+    execRaw(backend, name, std::string("ALTER TABLE job_records DROP COLUMN ") + column);
+  }
+  execRaw(backend, name, "UPDATE meta SET value = 1 WHERE key = 'schema_version'");
+  auto migrated = reopen(backend, name);
+  auto jobs = allJobs(*migrated);
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0] == old);  // no array: id 0, no task, no list
+  JobRecord task = jobRecord({.id = 7003, .arrayJob = 7002, .arrayTask = 1});
+  REQUIRE(migrated->appendJobs({task}).ok());
+  migrated->flush();
+  auto found = migrated->jobs({.ids = {{.jobId = 7002, .arrayTask = 1}}});
+  REQUIRE(found.ok());
+  REQUIRE(found->size() == 1);
+  CHECK(found->at(0) == task);
+  migrated->close();
+  // Opened again, it is at the current version: nothing is migrated twice.
+  auto again = reopen(backend, name);
+  CHECK(allJobs(*again).size() == 2);
 }
 
 ACCOUNTING_BACKEND_TEST("the callback runs once the records are durable, one transaction for many calls") {

@@ -295,6 +295,44 @@ TEST_CASE("a cancelled job records who cancelled it", "[core][accounting]") {
   CHECK(records[0].eligibleTime == 0);  // held all its life
 }
 
+TEST_CASE("array tasks are recorded as ARRAY_TASK; the array's own record lists the tasks not started",
+          "[core][accounting]") {
+  auto store = openStore(accountingPath());
+  CoreHarness h(gpuConf(), tempDb(), nullptr, {}, 300, store.get());
+  registerGpuNodes(h);
+  v1::JobSpec spec = batchJob("sweep");
+  spec.set_ntasks(1);
+  spec.set_gpus(1);
+  spec.set_array("0-7");  // six GPUs: tasks 6 and 7 wait
+  auto array = h.submit(spec, kAda);
+  REQUIRE(array.ok());
+  settleBoth(h, *store);
+  accounting::JobQuery oneTask;
+  oneTask.ids.push_back({.jobId = *array, .arrayTask = 3});
+  auto task = store->jobs(oneTask);
+  REQUIRE(task.ok());
+  REQUIRE(task->size() == 2);  // the task and its batch step
+  CHECK((*task)[0].jobId != *array);
+  CHECK((*task)[0].arrayJobId == *array);
+  CHECK((*task)[0].arrayTaskId == std::optional<uint32_t>(3));
+  CHECK((*task)[1].stepId == "batch");
+  CHECK((*task)[1].arrayTaskId == std::optional<uint32_t>(3));
+  accounting::JobQuery whole;
+  whole.ids.push_back({.jobId = *array});
+  whole.allocationsOnly = true;
+  auto all = store->jobs(whole);
+  REQUIRE(all.ok());
+  CHECK(all->size() == 7);  // six tasks and the array's record
+  const accounting::JobRecord* waiting = nullptr;
+  for (const auto& record : *all) {
+    if (record.jobId == *array) waiting = &record;
+  }
+  REQUIRE(waiting != nullptr);
+  CHECK_FALSE(waiting->arrayTaskId.has_value());
+  CHECK(waiting->arrayTasks == "6-7");
+  CHECK(waiting->state == "PENDING");
+}
+
 TEST_CASE("a requeued job keeps a record per run, the first closed as REQUEUED", "[core][accounting]") {
   auto store = openStore(accountingPath());
   CoreHarness h(gpuConf(), tempDb(), nullptr, {}, 300, store.get());
