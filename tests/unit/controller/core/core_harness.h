@@ -150,6 +150,20 @@ inline config::GantryConf twoNodeConf(const std::string& extra = "") {
                    "PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=60\n");
 }
 
+// One task per node, `cpus` CPUs each, on `nodes` nodes, for `minutes`
+// (0: no limit given): the jobs of the backfill and pass tests.
+inline v1::JobSpec nodesJob(int cpus, int minutes, int nodes = 1) {
+  v1::JobSpec spec;
+  spec.set_name("work");
+  spec.set_script("#!/bin/sh\nsleep 100\n");
+  spec.set_min_nodes(nodes);
+  spec.set_max_nodes(nodes);
+  spec.set_ntasks(nodes);
+  spec.set_cpus_per_task(cpus);
+  if (minutes > 0) spec.set_time_limit_minutes(minutes);
+  return spec;
+}
+
 inline std::string tempDb() {
   static int counter = 0;
   auto dir = std::filesystem::temp_directory_path() / ("gantry-core-" + std::to_string(getpid()));

@@ -43,18 +43,7 @@ struct Harness : testing::CoreHarness {
   void minutes(int count) { advance(std::chrono::minutes(count)); }
 };
 
-// `cpus` CPUs on each of `nodes` nodes for `limit` minutes (0: none given).
-v1::JobSpec job(int cpus, int limit, int nodes = 1) {
-  v1::JobSpec spec;
-  spec.set_name("work");
-  spec.set_script("#!/bin/sh\nsleep 100\n");
-  spec.set_min_nodes(nodes);
-  spec.set_max_nodes(nodes);
-  spec.set_ntasks(nodes);
-  spec.set_cpus_per_task(cpus);
-  if (limit > 0) spec.set_time_limit_minutes(limit);
-  return spec;
-}
+v1::JobSpec job(int cpus, int minutes, int nodes = 1) { return testing::nodesJob(cpus, minutes, nodes); }
 
 }  // namespace
 

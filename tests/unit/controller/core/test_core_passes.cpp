@@ -40,18 +40,7 @@ struct Harness : testing::CoreHarness {
   int64_t nowSeconds() { return toUnixSeconds(clock.now()); }
 };
 
-// `cpus` CPUs on each of `nodes` nodes for `minutes`.
-v1::JobSpec job(int cpus, int minutes, int nodes = 1) {
-  v1::JobSpec spec;
-  spec.set_name("work");
-  spec.set_script("#!/bin/sh\nsleep 100\n");
-  spec.set_min_nodes(nodes);
-  spec.set_max_nodes(nodes);
-  spec.set_ntasks(nodes);
-  spec.set_cpus_per_task(cpus);
-  spec.set_time_limit_minutes(minutes);
-  return spec;
-}
+v1::JobSpec job(int cpus, int minutes, int nodes = 1) { return testing::nodesJob(cpus, minutes, nodes); }
 
 // A whole node runs for an hour; a job wanting both nodes whole is then
 // planned at its end, and a short small job could backfill beside it.
