@@ -2,6 +2,8 @@
 // Turning the merged values into a JobSpec is in job_spec_builder.cpp.
 #include "cli/job_options.h"
 
+#include "cli/defined_options.h"
+
 #include "cli/arg_parsing.h"
 #include "cli/sbatch_script.h"
 #include "cli/usage_text.h"
@@ -263,6 +265,7 @@ Result<Submission> prepareSubmission(const std::vector<std::string>& args,
   std::string scriptText;
   std::string defaultName;
   SbatchOptions merged;
+  std::map<std::string, std::string> defined;  // for -v: #SBATCH lines, then the command line
   if (firstPass.wrap) {
     if (!scriptWords.empty()) {
       return Error{"--wrap: cannot be combined with a script file ('" + scriptWords.front() + "')"};
@@ -290,6 +293,7 @@ Result<Submission> prepareSubmission(const std::vector<std::string>& args,
       if (!parsed) return Error{origin + ": #SBATCH: " + parsed.error()};
       if (!parsed->usageError.empty()) return Error{origin + ": #SBATCH: " + parsed->usageError};
       if (parsed->helpRequested) return Error{origin + ": #SBATCH: --help is not a directive"};
+      collectDefinedOptions(lineParser, defined);
     }
   }
 
@@ -310,6 +314,10 @@ Result<Submission> prepareSubmission(const std::vector<std::string>& args,
   submission.testOnly = merged.testOnly;
   submission.confDir = merged.confDir.value_or("");
   submission.verbosity = merged.verbosity;
+  if (merged.verbosity.verbose > 0) {
+    collectDefinedOptions(overrides, defined);
+    submission.definedOptions = definedOptionLines(overrides, defined);
+  }
   submission.warnings = ignoredOptionWarnings(merged);
   return submission;
 }

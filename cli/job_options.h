@@ -98,6 +98,9 @@ struct Submission {
   // value); print usageErrorText() and exit with usageExitCode().
   std::string usageError;
   Verbosity verbosity;
+  // -v: Slurm's "defined options" block (defined_options.h), from the
+  // #SBATCH lines and the command line, each line for "sbatch: ".
+  std::vector<std::string> definedOptions;
   std::vector<std::string> warnings;  // one line each, for "sbatch: warning: "
 };
 

@@ -71,6 +71,7 @@ int runSbatch(const std::vector<std::string>& args) {
     return 0;
   }
   reportWarnings("sbatch", submission->warnings);
+  for (const auto& line : submission->definedOptions) std::cerr << "sbatch: " << line << "\n";
   auto client = ControllerClient::connect(submission->confDir);
   if (!client) return reportError("sbatch", client.error());
 

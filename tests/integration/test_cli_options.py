@@ -51,6 +51,18 @@ def test_options_after_the_program_belong_to_the_program(cluster):
     assert result.stdout == "-v --bogus -N3\n"
 
 
+def test_sbatch_verbose_prints_the_defined_options_and_submits(cluster, tmp_path):
+    script = tmp_path / "job.sh"
+    script.write_text("#!/bin/sh\n#SBATCH -N 2\n#SBATCH -J from-script\ntrue\n")
+    result = cluster.cli("sbatch", "-v", "-J", "from-line", str(script), check=False)
+    assert result.returncode == 0, result.stderr
+    block = result.stderr.split("sbatch: defined options\n", 1)[1].split("sbatch: end of defined options\n")[0]
+    assert "sbatch: job-name            : from-line\n" in block, result.stderr
+    assert "sbatch: nodes               : 2\n" in block, result.stderr
+    assert "sbatch: verbose             : 1\n" in block, result.stderr
+    assert re.match(r"Submitted batch job \d+\n", result.stdout), result.stdout
+
+
 def test_salloc_verbose_reports_the_grant_and_the_nodes(cluster):
     result = cluster.cli("salloc", "--verbose", "-N2", "true", check=False)
     assert result.returncode == 0, result.stderr

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <ctime>
 #include <map>
 
@@ -350,4 +351,34 @@ TEST_CASE("a --begin that is not a time is refused by name", "[cli][sbatch][depe
   std::string error = errorOf({"--begin", "someday", "--wrap", "true"});
   CHECK_THAT(error, Catch::Contains("begin"));
   CHECK_THAT(error, Catch::Contains("'someday'"));
+}
+
+TEST_CASE("sbatch -v lists the options set by #SBATCH lines and the command line, as Slurm's 'defined options'",
+          "[cli][sbatch]") {
+  const std::map<std::string, std::string> scripts = {
+      {"job.sh", "#!/bin/sh\n#SBATCH -N 2\n#SBATCH --job-name=from-script\n#SBATCH -t 30\nhostname\n"}};
+  auto quiet = submit({"job.sh"}, scripts);
+  REQUIRE(quiet.ok());
+  CHECK(quiet->definedOptions.empty());
+  auto verbose = submit({"-v", "-J", "from-line", "--gres=gpu:1", "job.sh"}, scripts);
+  REQUIRE(verbose.ok());
+  const std::vector<std::string> expected = {
+      "defined options",
+      "-------------------- --------------------",
+      "job-name            : from-line",  // the command line wins over the script
+      "nodes               : 2",
+      "time                : 30",
+      "verbose             : 1",
+      "gres                : gpu:1",
+      "-------------------- --------------------",
+      "end of defined options",
+  };
+  std::vector<std::string> sorted = verbose->definedOptions;
+  CHECK(sorted.size() == expected.size());
+  CHECK(sorted.front() == expected.front());
+  CHECK(sorted.back() == expected.back());
+  for (const auto& line : expected) {
+    INFO(line);
+    CHECK(std::find(sorted.begin(), sorted.end(), line) != sorted.end());
+  }
 }
