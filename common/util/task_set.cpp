@@ -1,5 +1,7 @@
 #include "common/util/task_set.h"
 
+#include <string>
+
 #include <charconv>
 
 namespace gantry {
@@ -130,6 +132,19 @@ std::string TaskSet::format() const {
 
 Result<ArrayRequest> parseArrayOption(std::string_view text, uint32_t maxArraySize) {
   ArrayRequest request;
+  // Slurm also takes the list in brackets, as squeue prints it: "[0-100]",
+  // "[1,3,5-9]%2", "[0-15%4]".
+  std::string unbracketed;
+  if (!text.empty() && text.front() == '[') {
+    size_t close = text.find(']');
+    if (close == std::string_view::npos || text.find_first_of("[]", close + 1) != std::string_view::npos ||
+        text.find('[', 1) < close) {
+      return Error{ErrorCode::Invalid,
+                   "Invalid job array specification: \"" + std::string(text) + "\" has an unmatched bracket"};
+    }
+    unbracketed = std::string(text.substr(1, close - 1)) + std::string(text.substr(close + 1));
+    text = unbracketed;
+  }
   std::string_view indexes = text;
   if (size_t percent = text.find('%'); percent != std::string_view::npos) {
     auto throttle = indexOf(text.substr(percent + 1));

@@ -41,6 +41,19 @@ TEST_CASE("task set: malformed items are refused, naming the item", "[task_set]"
   CHECK(refusal("99999999999").find("is not an index") != std::string::npos);
 }
 
+TEST_CASE("task set: the option may come in brackets, as squeue prints it", "[task_set]") {
+  CHECK(parseArrayOption("[0-100]", 1001)->tasks.size() == 101);
+  auto throttled = parseArrayOption("[1,3,5-9]%2", 1001);
+  REQUIRE(throttled);
+  CHECK(throttled->tasks.indexes() == std::vector<uint32_t>{1, 3, 5, 6, 7, 8, 9});
+  CHECK(throttled->throttle == 2);
+  CHECK(parseArrayOption("[0-15%4]", 1001)->throttle == 4);
+  CHECK(refusal("[0-4").find("unmatched bracket") != std::string::npos);
+  CHECK(refusal("[0-4]]").find("unmatched bracket") != std::string::npos);
+  CHECK(refusal("[[0-4]").find("unmatched bracket") != std::string::npos);
+  CHECK(refusal("0-4]").find("\"0-4]\" is not an index") != std::string::npos);
+}
+
 TEST_CASE("task set: an index at or above MaxArraySize is refused with the limit", "[task_set]") {
   CHECK(refusal("0-40", 40) == "Invalid job array specification: index 40 is not below MaxArraySize (40)");
   CHECK(parseArrayOption("0-39", 40));
