@@ -202,7 +202,7 @@ DependencyCheck checkDependency(const Dependency& dependency, const DependencyWo
     // Met for this pass only: a singleton, and aftercorr for the next of
     // the array's pending tasks (the tasks after it are judged again).
     bool metForThisPass = entry.kind == DependencyKind::Singleton ||
-                     (entry.kind == DependencyKind::AfterCorr && world.selfHoldsArrayTasks);
+                          (entry.kind == DependencyKind::AfterCorr && world.selfHoldsArrayTasks);
     anyMetForGood |= state == EntryState::Satisfied && !metForThisPass;
     anyMetNow |= state == EntryState::Satisfied;
     anyWaiting |= state == EntryState::Unfulfilled;
