@@ -68,6 +68,19 @@ def test_private_data_jobs_limits_plain_users_to_their_own(cluster_factory, two_
     assert column(sacct(cluster, "-X", "-n", "-P", "-o", "JobID", *SINCE_YESTERDAY)) == ["8301", "8302"]
 
 
+def test_private_data_jobs_hides_another_users_array_tasks_by_array_id_and_by_task(cluster_factory, two_users):
+    vera, tomas = two_users
+    vera_uid = pwd.getpwnam(vera).pw_uid
+    cluster = cluster_factory(extra_conf=ACCOUNTING + "\nPrivateData=jobs")
+    # Vera's array 8400: task 0 ran as job 8401, tasks 1-5 never started.
+    fill(cluster, jobs=[job(8400, vera_uid, vera, run=0, state="PENDING", array_job_id=8400, array_tasks="1-5"),
+                        job(8401, vera_uid, vera, array_job_id=8400, array_task_id=0)])
+    for target in ("8400", "8400_0", "8401"):
+        assert column(sacct(cluster, "-j", target, "-n", "-P", "-o", "JobID", user=tomas)) == [], target
+    assert column(sacct(cluster, "-j", "8400", "-X", "-n", "-P", "-o", "JobID", user=vera)) == ["8400_[1-5]",
+                                                                                               "8400_0"]
+
+
 def test_without_private_data_everyone_sees_every_job(cluster_factory, two_users):
     vera, tomas = two_users
     vera_uid, tomas_uid = (pwd.getpwnam(n).pw_uid for n in two_users)

@@ -63,6 +63,9 @@ JobRecord jobFrom(const json& j) {
   take(j, "reason", r.reason);
   take(j, "work_dir", r.workDir);
   take(j, "comment", r.comment);
+  take(j, "array_job_id", r.arrayJobId);
+  if (j.contains("array_task_id")) r.arrayTaskId = j.at("array_task_id").get<uint32_t>();
+  take(j, "array_tasks", r.arrayTasks);
   return r;
 }
 
